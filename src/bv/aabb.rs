@@ -1,0 +1,135 @@
+//! Axis-aligned bounding boxes in the model's frame (van den Bergen 1998).
+
+use super::{pad, store_box, v3, BoundingVolume, BvKind, Fitted, Group, OverlapOptions, SatMode};
+use crate::math::{f32_up, Matrix3, Point, Real, Vector};
+use crate::query::sat::separated;
+
+const IDENTITY: [Vector; 3] = [
+    Vector::new(1.0, 0.0, 0.0),
+    Vector::new(0.0, 1.0, 0.0),
+    Vector::new(0.0, 0.0, 1.0),
+];
+
+/// An axis-aligned box in its model's frame, stored in single precision (24 bytes).
+///
+/// The box is `{ x : |x_k − center_k| ≤ half_k }`, rounded outward when stored.
+/// Between two models the boxes are relatively oriented, so they are tested with the separating
+/// axis test of Gottschalk et al. 1996, §5, with the relative rotation and its absolute value
+/// computed once per query (van den Bergen 1998, §3).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct Aabb {
+    center: [f32; 3],
+    half: [f32; 3],
+}
+
+impl Aabb {
+    /// The smallest stored box containing `points`.
+    pub fn from_points(points: impl Iterator<Item = Point> + Clone) -> Aabb {
+        let (center, half) = store_box(&IDENTITY, points);
+        Aabb { center, half }
+    }
+
+    /// The centre, model frame.
+    pub fn center(&self) -> Point {
+        Point::from(v3(&self.center))
+    }
+
+    /// Half extents along x, y, z.
+    pub fn half_extents(&self) -> Vector {
+        v3(&self.half)
+    }
+
+    /// Lowest corner (model frame).
+    pub fn mins(&self) -> Point {
+        self.center() - self.half_extents()
+    }
+
+    /// Highest corner (model frame).
+    pub fn maxs(&self) -> Point {
+        self.center() + self.half_extents()
+    }
+}
+
+/// B's AABB placed in A's frame: its centre moved; its orientation is the query's rotation.
+#[derive(Clone, Copy, Debug)]
+pub struct PlacedAabb {
+    center: Vector,
+    half: [Real; 3],
+}
+
+/// Per-query constants of AABB tests: the relative rotation and |R| + ε, once per query.
+#[derive(Clone, Copy, Debug)]
+pub struct AabbQuery {
+    rot: [[Real; 3]; 3],
+    rot_abs: [[Real; 3]; 3],
+    rot_ab: Matrix3,
+    pos_ab: Vector,
+    lite: bool,
+}
+
+impl BoundingVolume for Aabb {
+    const KIND: BvKind = BvKind::Aabb;
+    type Query = AabbQuery;
+    type Placed = PlacedAabb;
+
+    fn fit(group: &Group<'_>) -> Fitted<Aabb> {
+        let bv = Aabb::from_points(group.points());
+        let h = bv.half;
+        let mut order = [0usize, 1, 2];
+        order.sort_by(|&i, &j| h[j].total_cmp(&h[i]));
+        Fitted { bv, split_axes: order.map(|k| IDENTITY[k]), center: bv.center() }
+    }
+
+    fn prepare(rot_ab: &Matrix3, pos_ab: &Vector, options: &OverlapOptions) -> AabbQuery {
+        let rot: [[Real; 3]; 3] = std::array::from_fn(|i| std::array::from_fn(|j| rot_ab[(i, j)]));
+        AabbQuery {
+            rot,
+            rot_abs: rot.map(|row| row.map(|x| x.abs() + options.epsilon)),
+            rot_ab: *rot_ab,
+            pos_ab: *pos_ab,
+            lite: options.sat == SatMode::Lite,
+        }
+    }
+
+    #[inline(always)]
+    fn place(q: &AabbQuery, b: &Aabb) -> PlacedAabb {
+        PlacedAabb { center: q.rot_ab * v3(&b.center) + q.pos_ab, half: b.half.map(|h| h as Real) }
+    }
+
+    #[inline(always)]
+    fn overlaps(q: &AabbQuery, a: &Aabb, b: &PlacedAabb) -> bool {
+        let d = b.center - v3(&a.center);
+        !separated(&a.half.map(|h| h as Real), &b.half, &q.rot, &q.rot_abs, &[d.x, d.y, d.z], q.lite)
+    }
+
+    #[inline(always)]
+    fn size(&self) -> f32 {
+        self.half[0].max(self.half[1]).max(self.half[2])
+    }
+
+    fn contains(&self, p: &Point) -> bool {
+        let d = p - self.center();
+        (0..3).all(|k| d[k].abs() <= self.half[k] as Real)
+    }
+
+    fn refit_leaf(_old: &Aabb, triangle: &[Point; 3]) -> Aabb {
+        Aabb::from_points(triangle.iter().copied())
+    }
+
+    fn refit_parent(_old: &Aabb, left: &Aabb, right: &Aabb) -> Aabb {
+        // The union of the children is the smallest box of the union (van den Bergen 1998, §4).
+        let lo = left.mins().inf(&right.mins());
+        let hi = left.maxs().sup(&right.maxs());
+        let c = nalgebra::center(&lo, &hi);
+        let center = [c.x as f32, c.y as f32, c.z as f32];
+        let cs = v3(&center);
+        let half_f64 = (hi.coords - cs).sup(&(cs - lo.coords));
+        let p = pad(half_f64.sum(), &cs);
+        Aabb { center, half: [half_f64.x, half_f64.y, half_f64.z].map(|h| f32_up(h + p)) }
+    }
+
+    fn as_box(&self) -> (Point, Matrix3, Vector) {
+        (self.center(), Matrix3::identity(), self.half_extents())
+    }
+}

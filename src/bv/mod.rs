@@ -1,0 +1,195 @@
+//! Bounding volumes: [`Obb`], [`Aabb`], [`Sphere`], their fitting and their overlap tests.
+//!
+//! Every volume type implements [`BoundingVolume`], which is all the hierarchy builder
+//! ([`crate::bvh`]) and the one traversal ([`crate::query::collide`]) need.
+//!
+//! # Storage and conservativeness
+//! Volumes are stored in single precision (a node of an OBB tree is 52 bytes, an AABB node 28, a
+//! sphere node 20). Fitting is done in double precision and the result is rounded *outward*:
+//! centres are rounded to the nearest `f32`, then extents are recomputed against the rounded centre
+//! and axes, padded by `1e-6` of the volume's size plus `1e-12` of its distance from the origin, and
+//! rounded up. A stored volume therefore contains its triangles' double-precision vertices, and
+//! the overlap tests, evaluated in double precision on the stored numbers, never report "disjoint"
+//! for volumes whose contents touch. [`crate::bvh::Bvh::validate`] checks the containment.
+
+mod aabb;
+mod fit;
+mod obb;
+mod sphere;
+
+pub use aabb::Aabb;
+pub use fit::{covariance_of_hull, covariance_of_points, covariance_of_triangles, principal_axes};
+pub use obb::Obb;
+pub use sphere::Sphere;
+
+use crate::math::{Matrix3, Point, Real, Vector};
+use crate::mesh::TriMesh;
+
+/// The three kinds of bounding volume.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BvKind {
+    /// Oriented bounding box (Gottschalk et al. 1996).
+    Obb,
+    /// Axis-aligned bounding box in the model's frame (van den Bergen 1998).
+    Aabb,
+    /// Bounding sphere (the volume of Li & Chen's separation lists).
+    Sphere,
+}
+
+impl BvKind {
+    /// Lower-case name: `obb`, `aabb`, `sphere`.
+    pub fn name(self) -> &'static str {
+        match self {
+            BvKind::Obb => "obb",
+            BvKind::Aabb => "aabb",
+            BvKind::Sphere => "sphere",
+        }
+    }
+}
+
+impl std::fmt::Display for BvKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Which separating axis test the box volumes use (van den Bergen 1998, §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SatMode {
+    /// All 15 axes of Gottschalk et al. 1996, §5: exact for boxes.
+    #[default]
+    Full,
+    /// Only the 6 face axes ("SAT lite"): cheaper, never misses an overlap, sometimes reports one
+    /// that is not there.
+    Lite,
+}
+
+/// Options of an overlap query that concern the volumes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OverlapOptions {
+    /// The error margin ε added to every |R_ij| of the separating axis test (Gottschalk et al.
+    /// 1996, §5 and §7.1); guards against arithmetic error for nearly parallel axes. Default
+    /// `1e-6`, RAPID's value. Must be finite and non-negative.
+    pub epsilon: Real,
+    /// Full SAT or SAT lite.
+    pub sat: SatMode,
+}
+
+impl Default for OverlapOptions {
+    fn default() -> Self {
+        Self { epsilon: 1e-6, sat: SatMode::Full }
+    }
+}
+
+/// A group of triangles being bounded while a hierarchy is built.
+#[derive(Clone, Copy, Debug)]
+pub struct Group<'a> {
+    /// The mesh, in its model frame.
+    pub mesh: &'a TriMesh,
+    /// Indices of the group's triangles.
+    pub triangles: &'a [u32],
+    /// Indices of the distinct vertices those triangles use (each once).
+    pub vertices: &'a [u32],
+}
+
+impl Group<'_> {
+    /// Iterates the group's distinct vertex positions.
+    pub fn points(&self) -> impl Iterator<Item = Point> + Clone + '_ {
+        let v = self.mesh.vertices();
+        self.vertices.iter().map(move |&i| v[i as usize])
+    }
+}
+
+/// A fitted volume and the directions the builder may split the group along, in priority order
+/// (Gottschalk et al. 1996, §4: longest box axis first, then the second, then the shortest).
+#[derive(Clone, Copy, Debug)]
+pub struct Fitted<B> {
+    /// The volume.
+    pub bv: B,
+    /// Unit split directions in the model frame, longest extent first.
+    pub split_axes: [Vector; 3],
+    /// The volume's centre in the model frame (the "box median" of van den Bergen's split rule).
+    pub center: Point,
+}
+
+/// What a hierarchy needs of its bounding volume type.
+///
+/// Frames: a volume of model A is in A's frame, one of model B in B's frame; `Placed` is a
+/// volume of B expressed in A's frame, made once per visited node by [`BoundingVolume::place`] and
+/// reused for every test against it.
+pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
+    /// Which kind this is.
+    const KIND: BvKind;
+    /// Per-query constants (the relative pose, for AABBs also |R| + ε, computed once per query:
+    /// van den Bergen 1998, §3).
+    type Query: Send + Sync;
+    /// A volume of B expressed in A's frame.
+    type Placed: Copy;
+
+    /// Fits a volume to a group of triangles (double precision, stored conservatively).
+    fn fit(group: &Group<'_>) -> Fitted<Self>;
+    /// Precomputes what every test of this query shares. `rot_ab`, `pos_ab` place B in A's frame.
+    fn prepare(rot_ab: &Matrix3, pos_ab: &Vector, options: &OverlapOptions) -> Self::Query;
+    /// Expresses volume `b` (B's frame) in A's frame.
+    fn place(query: &Self::Query, b: &Self) -> Self::Placed;
+    /// `false` only if `a` (A's frame) and the placed `b` are disjoint.
+    fn overlaps(query: &Self::Query, a: &Self, b: &Self::Placed) -> bool;
+    /// A size used by the descend rule: the larger volume is split first.
+    fn size(&self) -> f32;
+    /// Whether `p` (same frame) lies in the stored volume, evaluated on the stored numbers.
+    fn contains(&self, p: &Point) -> bool;
+    /// A volume bounding one triangle, keeping the orientation of `old` where it has one (refit).
+    fn refit_leaf(old: &Self, triangle: &[Point; 3]) -> Self;
+    /// A volume bounding two child volumes, keeping the orientation of `old` (refit).
+    fn refit_parent(old: &Self, left: &Self, right: &Self) -> Self;
+    /// The volume as an oriented box `(center, axes as columns, half extents)` for drawing;
+    /// a sphere gives its bounding cube.
+    fn as_box(&self) -> (Point, Matrix3, Vector);
+}
+
+/// Rounds a box given in double precision (centre, unit axes, half extents, all in the model
+/// frame) to single precision conservatively, against the points it must contain.
+///
+/// Returns the stored centre and half extents for the given stored `axes` (which the caller has
+/// already rounded): the half extents are recomputed from the points against the rounded centre.
+pub(crate) fn store_box(
+    axes: &[Vector; 3],
+    points: impl Iterator<Item = Point> + Clone,
+) -> ([f32; 3], [f32; 3]) {
+    let mut lo = [Real::INFINITY; 3];
+    let mut hi = [Real::NEG_INFINITY; 3];
+    for p in points.clone() {
+        for k in 0..3 {
+            let d = axes[k].dot(&p.coords);
+            lo[k] = lo[k].min(d);
+            hi[k] = hi[k].max(d);
+        }
+    }
+    let mid = Vector::new((lo[0] + hi[0]) * 0.5, (lo[1] + hi[1]) * 0.5, (lo[2] + hi[2]) * 0.5);
+    // For orthonormal axes the centre is sum(mid_k axis_k).
+    let c = axes[0] * mid[0] + axes[1] * mid[1] + axes[2] * mid[2];
+    let c32 = [c.x as f32, c.y as f32, c.z as f32];
+    let cs = Vector::new(c32[0] as Real, c32[1] as Real, c32[2] as Real);
+    let mut half = [0.0 as Real; 3];
+    for p in points {
+        let d = p.coords - cs;
+        for k in 0..3 {
+            half[k] = half[k].max(axes[k].dot(&d).abs());
+        }
+    }
+    let pad = pad(half[0] + half[1] + half[2], &cs);
+    (c32, half.map(|h| crate::math::f32_up(h + pad)))
+}
+
+/// The outward padding of a stored volume of total size `size` centred at `center`.
+#[inline]
+pub(crate) fn pad(size: Real, center: &Vector) -> Real {
+    1e-6 * size + 1e-12 * center.amax() + Real::MIN_POSITIVE
+}
+
+#[inline(always)]
+pub(crate) fn v3(a: &[f32; 3]) -> Vector {
+    Vector::new(a[0] as Real, a[1] as Real, a[2] as Real)
+}

@@ -1,0 +1,208 @@
+//! Oriented bounding boxes (Gottschalk et al. 1996, §4–§5).
+
+use super::fit::{covariance_of_hull, covariance_of_points, covariance_of_triangles, principal_axes};
+use super::{store_box, v3, BoundingVolume, BvKind, Fitted, Group, OverlapOptions, SatMode};
+use crate::math::{Matrix3, Point, Real, Vector};
+use crate::query::sat::separated;
+
+/// An oriented bounding box, stored in single precision (48 bytes).
+///
+/// Frame: the model's. The box is `{ center + Σ u_k half_k axis_k : |u_k| ≤ 1 }` with
+/// `axis_2 = axis_0 × axis_1` (right-handed, not stored). Axes are unit to single precision;
+/// the stored numbers are rounded outward so the box contains what it was fitted to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct Obb {
+    axes: [[f32; 3]; 2],
+    center: [f32; 3],
+    half: [f32; 3],
+}
+
+impl Obb {
+    /// Fits an OBB to points and triangles given directly (the builder uses
+    /// [`BoundingVolume::fit`]). Follows Gottschalk et al. 1996, §4: convex hull of the points,
+    /// area-weighted covariance of the hull's surface, eigenvectors as axes, extents from all
+    /// points. Falls back (§7.1) to the covariance of the triangles when the hull is flat,
+    /// and to that of the points when the triangles have no area.
+    pub fn fit_points(points: &[Point], triangles: &[[Point; 3]]) -> Obb {
+        let axes = fit_axes(points, || triangles.iter().copied());
+        Self::with_axes(&axes, points.iter().copied())
+    }
+
+    /// The box with the given orientation (rows of a rotation, rounded to `f32`) that bounds
+    /// `points`, stored conservatively.
+    pub fn with_axes(axes: &[Vector; 3], points: impl Iterator<Item = Point> + Clone) -> Obb {
+        let a0 = [axes[0].x as f32, axes[0].y as f32, axes[0].z as f32];
+        let a1 = [axes[1].x as f32, axes[1].y as f32, axes[1].z as f32];
+        let stored = [v3(&a0), v3(&a1), v3(&a0).cross(&v3(&a1))];
+        let (center, half) = store_box(&stored, points);
+        Obb { axes: [a0, a1], center, half }
+    }
+
+    /// The three axes in the model frame, as the tests use them (`axis_2 = axis_0 × axis_1`).
+    #[inline(always)]
+    pub fn axes(&self) -> [Vector; 3] {
+        let a0 = v3(&self.axes[0]);
+        let a1 = v3(&self.axes[1]);
+        [a0, a1, a0.cross(&a1)]
+    }
+
+    /// The centre, model frame.
+    #[inline(always)]
+    pub fn center(&self) -> Point {
+        Point::from(v3(&self.center))
+    }
+
+    /// The half extents along the three axes (model units).
+    #[inline(always)]
+    pub fn half_extents(&self) -> Vector {
+        v3(&self.half)
+    }
+
+    fn corners(&self) -> impl Iterator<Item = Point> + Clone {
+        let [a0, a1, a2] = self.axes();
+        let c = self.center();
+        let h = self.half_extents();
+        (0..8).map(move |k| {
+            let s = |bit: usize| if k & bit == 0 { -1.0 } else { 1.0 };
+            c + a0 * (s(1) * h[0]) + a1 * (s(2) * h[1]) + a2 * (s(4) * h[2])
+        })
+    }
+}
+
+/// The orientation of §4 for a group: hull covariance, or the fallbacks.
+fn fit_axes<I: Iterator<Item = [Point; 3]>>(points: &[Point], triangles: impl Fn() -> I) -> [Vector; 3] {
+    let origin = match points.first() {
+        Some(p) => *p,
+        None => return [Vector::x(), Vector::y(), Vector::z()],
+    };
+    let cov = hull_covariance(points, &origin)
+        .or_else(|| covariance_of_triangles(&origin, triangles()))
+        .unwrap_or_else(|| covariance_of_points(points));
+    principal_axes(&cov)
+}
+
+/// Covariance of the convex hull of `points` (quickhull), or `None` when the hull is
+/// rank-deficient (flat, collinear or a point: Gottschalk et al. 1996, §7.1).
+fn hull_covariance(points: &[Point], origin: &Point) -> Option<Matrix3> {
+    if points.len() < 4 {
+        return None;
+    }
+    let local: Vec<glam::Vec3A> = points
+        .iter()
+        .map(|p| {
+            let d = p - origin;
+            glam::Vec3A::new(d.x as f32, d.y as f32, d.z as f32)
+        })
+        .collect();
+    let hull = std::panic::catch_unwind(|| quickhull::ConvexTriangleMesh::try_from_points(&local, None)).ok()?.ok()?;
+    let verts = hull.vertices();
+    let tris = hull.indices();
+    if verts.len() < 4 || tris.len() < 4 {
+        return None;
+    }
+    let to_v = |i: u32| {
+        let p = verts[i as usize];
+        Vector::new(p.x as Real, p.y as Real, p.z as Real)
+    };
+    // Reject flat hulls: volume relative to the cube of the extent.
+    let mut volume = 0.0;
+    let mut extent: Real = 0.0;
+    for t in tris {
+        let (p, q, r) = (to_v(t[0]), to_v(t[1]), to_v(t[2]));
+        volume += p.dot(&q.cross(&r)) / 6.0;
+        extent = extent.max(p.amax());
+    }
+    if !(volume.abs() > 1e-9 * extent.powi(3)) {
+        return None;
+    }
+    covariance_of_hull(tris.iter().map(|t| [to_v(t[0]), to_v(t[1]), to_v(t[2])]))
+}
+
+/// B's box expressed in A's frame.
+#[derive(Clone, Copy, Debug)]
+pub struct PlacedObb {
+    axes: [Vector; 3],
+    center: Vector,
+    half: [Real; 3],
+}
+
+/// Per-query constants of OBB tests.
+#[derive(Clone, Copy, Debug)]
+pub struct ObbQuery {
+    rot_ab: Matrix3,
+    pos_ab: Vector,
+    epsilon: Real,
+    lite: bool,
+}
+
+impl BoundingVolume for Obb {
+    const KIND: BvKind = BvKind::Obb;
+    type Query = ObbQuery;
+    type Placed = PlacedObb;
+
+    fn fit(group: &Group<'_>) -> Fitted<Obb> {
+        let points: Vec<Point> = group.points().collect();
+        let axes = fit_axes(&points, || group.triangles.iter().map(|&t| group.mesh.triangle(t as usize)));
+        let bv = Obb::with_axes(&axes, points.iter().copied());
+        let mut split_axes = bv.axes().map(|a| a.normalize());
+        let h = bv.half;
+        let mut order = [0usize, 1, 2];
+        order.sort_by(|&i, &j| h[j].total_cmp(&h[i]));
+        split_axes = order.map(|k| split_axes[k]);
+        Fitted { bv, split_axes, center: bv.center() }
+    }
+
+    fn prepare(rot_ab: &Matrix3, pos_ab: &Vector, options: &OverlapOptions) -> ObbQuery {
+        ObbQuery { rot_ab: *rot_ab, pos_ab: *pos_ab, epsilon: options.epsilon, lite: options.sat == SatMode::Lite }
+    }
+
+    #[inline(always)]
+    fn place(q: &ObbQuery, b: &Obb) -> PlacedObb {
+        let [b0, b1, b2] = b.axes();
+        PlacedObb {
+            axes: [q.rot_ab * b0, q.rot_ab * b1, q.rot_ab * b2],
+            center: q.rot_ab * v3(&b.center) + q.pos_ab,
+            half: b.half.map(|h| h as Real),
+        }
+    }
+
+    #[inline(always)]
+    fn overlaps(q: &ObbQuery, a: &Obb, b: &PlacedObb) -> bool {
+        let [a0, a1, a2] = a.axes();
+        let d = b.center - v3(&a.center);
+        let t = [a0.dot(&d), a1.dot(&d), a2.dot(&d)];
+        let r = [
+            [a0.dot(&b.axes[0]), a0.dot(&b.axes[1]), a0.dot(&b.axes[2])],
+            [a1.dot(&b.axes[0]), a1.dot(&b.axes[1]), a1.dot(&b.axes[2])],
+            [a2.dot(&b.axes[0]), a2.dot(&b.axes[1]), a2.dot(&b.axes[2])],
+        ];
+        let e = q.epsilon;
+        let rabs = r.map(|row| row.map(|x| x.abs() + e));
+        !separated(&a.half.map(|h| h as Real), &b.half, &r, &rabs, &t, q.lite)
+    }
+
+    #[inline(always)]
+    fn size(&self) -> f32 {
+        self.half[0].max(self.half[1]).max(self.half[2])
+    }
+
+    fn contains(&self, p: &Point) -> bool {
+        let d = p - self.center();
+        let axes = self.axes();
+        (0..3).all(|k| axes[k].dot(&d).abs() <= self.half[k] as Real)
+    }
+
+    fn refit_leaf(old: &Obb, triangle: &[Point; 3]) -> Obb {
+        Obb::with_axes(&old.axes(), triangle.iter().copied())
+    }
+
+    fn refit_parent(old: &Obb, left: &Obb, right: &Obb) -> Obb {
+        Obb::with_axes(&old.axes(), left.corners().chain(right.corners()))
+    }
+
+    fn as_box(&self) -> (Point, Matrix3, Vector) {
+        let [a0, a1, a2] = self.axes();
+        (self.center(), Matrix3::from_columns(&[a0, a1, a2]), self.half_extents())
+    }
+}

@@ -1,0 +1,200 @@
+//! Top-down construction (Gottschalk et al. 1996, §4; van den Bergen 1998, §2).
+
+use super::{Node, LEAF};
+use crate::bv::{BoundingVolume, Fitted, Group};
+use crate::math::{Point, Real, Vector};
+use crate::mesh::TriMesh;
+
+/// Where a group is cut along the chosen axis.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SplitRule {
+    /// At the mean of the group's vertices; triangles go by their centroid (Gottschalk et al.
+    /// 1996, §4, RAPID's rule). The default.
+    #[default]
+    Mean,
+    /// At the median of the triangles' centroids: balanced trees (§4).
+    Median,
+    /// At the centre of the volume; triangles go by the midpoint of their projection
+    /// (van den Bergen 1998, §2: his AABB trees).
+    BoxMidpoint,
+}
+
+/// How to build a hierarchy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BuildOptions {
+    /// The split rule.
+    pub split: SplitRule,
+    /// Build large subtrees on several threads (rayon). The tree is the same either way.
+    pub parallel: bool,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        Self { split: SplitRule::Mean, parallel: true }
+    }
+}
+
+impl BuildOptions {
+    /// Van den Bergen's AABB-tree rule (split at the box median).
+    pub fn van_den_bergen() -> Self {
+        Self { split: SplitRule::BoxMidpoint, ..Self::default() }
+    }
+}
+
+/// Groups at least this large are split on two threads.
+const PARALLEL_MIN: usize = 4096;
+
+/// Marks vertices already gathered for the current group.
+struct Scratch {
+    stamp: Vec<u32>,
+    generation: u32,
+    vertices: Vec<u32>,
+}
+
+impl Scratch {
+    fn new(vertex_count: usize) -> Self {
+        Scratch { stamp: vec![0; vertex_count], generation: 0, vertices: Vec::new() }
+    }
+
+    fn gather(&mut self, mesh: &TriMesh, tris: &[u32]) {
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.stamp.fill(0);
+            self.generation = 1;
+        }
+        self.vertices.clear();
+        let all = mesh.triangles();
+        for &t in tris {
+            for &v in &all[t as usize] {
+                let s = &mut self.stamp[v as usize];
+                if *s != self.generation {
+                    *s = self.generation;
+                    self.vertices.push(v);
+                }
+            }
+        }
+    }
+}
+
+pub(super) fn build<B: BoundingVolume>(mesh: &TriMesh, options: &BuildOptions) -> (Vec<Node<B>>, usize) {
+    let n = mesh.triangle_count();
+    let mut tris: Vec<u32> = (0..n as u32).collect();
+    let mut nodes: Vec<Node<B>> = Vec::with_capacity(2 * n - 1);
+    // Every slot is written exactly once by `build_rec` before it is read.
+    let spare = nodes.spare_capacity_mut();
+    let mut scratch = Scratch::new(mesh.vertices().len());
+    let depth = build_rec::<B>(mesh, &mut tris, &mut spare[..2 * n - 1], 0, &mut scratch, options);
+    // SAFETY: build_rec initialised all 2n − 1 slots (each subtree of k triangles fills its
+    // 2k − 1 slots: a leaf its one, an internal node itself and both child ranges).
+    unsafe { nodes.set_len(2 * n - 1) };
+    (nodes, depth)
+}
+
+/// Builds the subtree of `tris` into `out` (exactly `2·len − 1` slots), whose first slot has
+/// index `base` in the whole array. Returns the subtree's depth.
+fn build_rec<B: BoundingVolume>(
+    mesh: &TriMesh,
+    tris: &mut [u32],
+    out: &mut [std::mem::MaybeUninit<Node<B>>],
+    base: usize,
+    scratch: &mut Scratch,
+    options: &BuildOptions,
+) -> usize {
+    debug_assert_eq!(out.len(), 2 * tris.len() - 1);
+    scratch.gather(mesh, tris);
+    let fitted = B::fit(&Group { mesh, triangles: tris, vertices: &scratch.vertices });
+    if tris.len() == 1 {
+        out[0].write(Node { bv: fitted.bv, link: LEAF | tris[0] });
+        return 0;
+    }
+    let k = partition(mesh, tris, &fitted, options.split);
+    let right = base + 2 * k;
+    out[0].write(Node { bv: fitted.bv, link: right as u32 });
+    let (left_out, right_out) = out[1..].split_at_mut(2 * k - 1);
+    let (left_tris, right_tris) = tris.split_at_mut(k);
+    let (dl, dr) = if options.parallel && tris_len_ge(left_tris, right_tris, PARALLEL_MIN) {
+        let mut other = Scratch::new(mesh.vertices().len());
+        rayon::join(
+            || build_rec::<B>(mesh, left_tris, left_out, base + 1, scratch, options),
+            || build_rec::<B>(mesh, right_tris, right_out, right, &mut other, options),
+        )
+    } else {
+        let dl = build_rec::<B>(mesh, left_tris, left_out, base + 1, scratch, options);
+        let dr = build_rec::<B>(mesh, right_tris, right_out, right, scratch, options);
+        (dl, dr)
+    };
+    1 + dl.max(dr)
+}
+
+fn tris_len_ge(a: &[u32], b: &[u32], min: usize) -> bool {
+    a.len() + b.len() >= min
+}
+
+#[inline]
+fn centroid(mesh: &TriMesh, t: u32) -> Vector {
+    let [a, b, c] = mesh.triangle(t as usize);
+    (a.coords + b.coords + c.coords) / 3.0
+}
+
+/// Reorders `tris` so that the first `k` go left; returns `k` (`0 < k < len`).
+fn partition<B>(mesh: &TriMesh, tris: &mut [u32], fitted: &Fitted<B>, rule: SplitRule) -> usize {
+    let n = tris.len();
+    match rule {
+        SplitRule::Median => {
+            let axis = fitted.split_axes[0];
+            let half = n / 2;
+            tris.select_nth_unstable_by(half, |&x, &y| {
+                centroid(mesh, x).dot(&axis).total_cmp(&centroid(mesh, y).dot(&axis)).then(x.cmp(&y))
+            });
+            return half;
+        }
+        SplitRule::Mean => {
+            let mean = tris.iter().fold(Vector::zeros(), |s, &t| s + centroid(mesh, t)) / n as Real;
+            for axis in &fitted.split_axes {
+                let cut = mean.dot(axis);
+                let k = partition_by(tris, |t| centroid(mesh, t).dot(axis) < cut);
+                if k > 0 && k < n {
+                    return k;
+                }
+            }
+        }
+        SplitRule::BoxMidpoint => {
+            let c: Point = fitted.center;
+            for axis in &fitted.split_axes {
+                let cut = c.coords.dot(axis);
+                let k = partition_by(tris, |t| {
+                    let [p, q, r] = mesh.triangle(t as usize);
+                    let (a, b, d) = (p.coords.dot(axis), q.coords.dot(axis), r.coords.dot(axis));
+                    0.5 * (a.min(b).min(d) + a.max(b).max(d)) <= cut
+                });
+                if k > 0 && k < n {
+                    return k;
+                }
+            }
+        }
+    }
+    // No axis separates the centroids (e.g. all coincide): split by count along the first axis.
+    let axis = fitted.split_axes[0];
+    let half = n / 2;
+    tris.select_nth_unstable_by(half, |&x, &y| {
+        centroid(mesh, x).dot(&axis).total_cmp(&centroid(mesh, y).dot(&axis)).then(x.cmp(&y))
+    });
+    half
+}
+
+/// Stable-enough in-place partition: moves the triangles for which `left` holds to the front,
+/// keeping both sides in their original relative order (so builds are deterministic).
+fn partition_by(tris: &mut [u32], left: impl Fn(u32) -> bool) -> usize {
+    let mut l: Vec<u32> = Vec::with_capacity(tris.len());
+    let mut r: Vec<u32> = Vec::with_capacity(tris.len());
+    for &t in tris.iter() {
+        if left(t) { l.push(t) } else { r.push(t) }
+    }
+    let k = l.len();
+    if k > 0 && k < tris.len() {
+        tris[..k].copy_from_slice(&l);
+        tris[k..].copy_from_slice(&r);
+    }
+    k
+}

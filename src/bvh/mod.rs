@@ -1,0 +1,268 @@
+//! Bounding volume hierarchies in flat arrays (Gottschalk et al. 1996, §4; van den Bergen
+//! 1998, §2 and §4).
+//!
+//! A [`Bvh`] over `n` triangles has exactly `n` leaves (one triangle each) and `n − 1` internal
+//! nodes, stored depth-first in one `Vec`: a node's left child is the next node, its right child
+//! is named by index, and every child comes after its parent, so [`Bvh::refit`] is one reverse
+//! pass and drawing a level ([`Bvh::nodes_at_depth`]) is a short walk.
+
+mod build;
+
+pub use build::{BuildOptions, SplitRule};
+
+use crate::bv::{BoundingVolume, BvKind, Obb};
+use crate::math::Point;
+use crate::mesh::{MeshError, TriMesh};
+use std::sync::Arc;
+
+const LEAF: u32 = 1 << 31;
+
+/// One node: a bounding volume and either the index of its right child (internal node; the left
+/// child is the next node) or its triangle (leaf).
+#[derive(Clone, Copy, Debug)]
+#[repr(C)]
+pub struct Node<B> {
+    /// The volume, in the model's frame.
+    pub bv: B,
+    link: u32,
+}
+
+impl<B> Node<B> {
+    /// Whether this node is a leaf.
+    #[inline(always)]
+    pub fn is_leaf(&self) -> bool {
+        self.link & LEAF != 0
+    }
+
+    /// The triangle of a leaf (an index into the mesh), `None` for an internal node.
+    #[inline(always)]
+    pub fn triangle(&self) -> Option<u32> {
+        self.is_leaf().then_some(self.link & !LEAF)
+    }
+
+    /// The children of an internal node at index `me`: `(me + 1, right)`. `None` for a leaf.
+    #[inline(always)]
+    pub fn children(&self, me: usize) -> Option<(usize, usize)> {
+        (!self.is_leaf()).then_some((me + 1, self.link as usize))
+    }
+
+    #[inline(always)]
+    pub(crate) fn link(&self) -> u32 {
+        self.link
+    }
+}
+
+/// Errors from [`Bvh::validate`]: which node breaks which invariant.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum BvhError {
+    /// The node count is not `2n − 1` for `n` triangles.
+    #[error("{nodes} nodes for {triangles} triangles (expected 2n − 1)")]
+    NodeCount {
+        /// Nodes present.
+        nodes: usize,
+        /// Triangles in the mesh.
+        triangles: usize,
+    },
+    /// A child index is not after its parent or out of range.
+    #[error("node {node}: child index {child} is not after the node or out of range")]
+    BadChild {
+        /// The parent.
+        node: usize,
+        /// The offending child index.
+        child: usize,
+    },
+    /// A triangle is in no leaf, in several, or out of range.
+    #[error("triangle {triangle} appears in {count} leaves")]
+    BadLeaves {
+        /// The triangle.
+        triangle: usize,
+        /// In how many leaves it appears.
+        count: usize,
+    },
+    /// A node does not contain a vertex of one of its triangles.
+    #[error("node {node} does not contain vertex {vertex} of triangle {triangle}")]
+    NotBounding {
+        /// The node.
+        node: usize,
+        /// The triangle.
+        triangle: usize,
+        /// The vertex index in the mesh.
+        vertex: usize,
+    },
+}
+
+/// A hierarchy of bounding volumes of type `B` over a [`TriMesh`], which it shares by `Arc`.
+///
+/// Build with [`Bvh::build`]; query with [`crate::query::collide`]. Frame: the mesh's model
+/// frame.
+#[derive(Clone, Debug)]
+pub struct Bvh<B> {
+    mesh: Arc<TriMesh>,
+    nodes: Vec<Node<B>>,
+    depth: usize,
+}
+
+/// An OBBTree (Gottschalk et al. 1996).
+pub type ObbTree = Bvh<Obb>;
+
+impl<B: BoundingVolume> Bvh<B> {
+    /// Builds the hierarchy top-down (Gottschalk et al. 1996, §4): fit a volume to the group,
+    /// split the group by the plane through the split point orthogonal to the volume's longest
+    /// axis (else the next, else the shortest; by count if no axis separates), recurse. Large
+    /// groups are built on several threads (rayon); the result does not depend on the thread
+    /// count.
+    ///
+    /// # Examples
+    /// ```
+    /// use obbtree::{bv::Obb, bvh::{Bvh, BuildOptions}, math::Point, mesh::TriMesh};
+    /// let mesh = TriMesh::new(
+    ///     vec![Point::new(0., 0., 0.), Point::new(1., 0., 0.), Point::new(0., 1., 0.), Point::new(0., 0., 1.)],
+    ///     vec![[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]],
+    ///     "tetrahedron",
+    /// ).unwrap();
+    /// let tree = Bvh::<Obb>::build(mesh, &BuildOptions::default());
+    /// assert_eq!(tree.nodes().len(), 7);
+    /// tree.validate().unwrap();
+    /// ```
+    pub fn build(mesh: impl Into<Arc<TriMesh>>, options: &BuildOptions) -> Self {
+        let mesh = mesh.into();
+        let (nodes, depth) = build::build::<B>(&mesh, options);
+        Bvh { mesh, nodes, depth }
+    }
+
+    /// The mesh the hierarchy bounds.
+    pub fn mesh(&self) -> &TriMesh {
+        &self.mesh
+    }
+
+    /// The shared mesh.
+    pub fn mesh_arc(&self) -> &Arc<TriMesh> {
+        &self.mesh
+    }
+
+    /// All nodes, depth-first; node 0 is the root.
+    pub fn nodes(&self) -> &[Node<B>] {
+        &self.nodes
+    }
+
+    /// The kind of volume.
+    pub fn kind(&self) -> BvKind {
+        B::KIND
+    }
+
+    /// The depth of the deepest leaf (the root is at depth 0).
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// Bytes held by the node array: what the hierarchy adds to the mesh.
+    pub fn memory_bytes(&self) -> usize {
+        self.nodes.len() * std::mem::size_of::<Node<B>>()
+    }
+
+    /// [`Bvh::memory_bytes`] per triangle.
+    pub fn bytes_per_triangle(&self) -> f64 {
+        self.memory_bytes() as f64 / self.mesh.triangle_count() as f64
+    }
+
+    /// The nodes at depth `d` (root: 0), with their indices, left to right. Leaves shallower
+    /// than `d` are not included.
+    pub fn nodes_at_depth(&self, d: usize) -> Vec<(usize, &Node<B>)> {
+        let mut out = Vec::new();
+        let mut stack = vec![(0usize, 0usize)];
+        while let Some((i, depth)) = stack.pop() {
+            let node = &self.nodes[i];
+            if depth == d {
+                out.push((i, node));
+            } else if let Some((l, r)) = node.children(i) {
+                stack.push((r, depth + 1));
+                stack.push((l, depth + 1));
+            }
+        }
+        out
+    }
+
+    /// Recomputes every volume bottom-up after the mesh's vertices moved, keeping the tree's
+    /// shape (van den Bergen 1998, §4): one reverse pass over the node array, leaves from their
+    /// triangles, parents from their children. AABBs come out as the smallest boxes again; OBBs
+    /// keep their axes and spheres their construction, so they bound but may be looser than a
+    /// rebuild.
+    pub fn refit(&mut self) {
+        let mesh = &self.mesh;
+        for i in (0..self.nodes.len()).rev() {
+            let node = self.nodes[i];
+            let bv = match node.children(i) {
+                None => B::refit_leaf(&node.bv, &mesh.triangle((node.link & !LEAF) as usize)),
+                Some((l, r)) => B::refit_parent(&node.bv, &self.nodes[l].bv, &self.nodes[r].bv),
+            };
+            self.nodes[i].bv = bv;
+        }
+    }
+
+    /// Replaces the mesh's vertex positions (same triangles) and refits.
+    ///
+    /// # Errors
+    /// As [`TriMesh::set_vertices`]; the hierarchy is then unchanged.
+    pub fn set_vertices(&mut self, vertices: Vec<Point>) -> Result<(), MeshError> {
+        Arc::make_mut(&mut self.mesh).set_vertices(vertices)?;
+        self.refit();
+        Ok(())
+    }
+
+    /// Checks the invariants: `2n − 1` nodes, children after parents and in range, every
+    /// triangle in exactly one leaf, and every node containing every vertex of every triangle
+    /// below it (evaluated on the stored single-precision numbers).
+    ///
+    /// # Errors
+    /// The first broken invariant, as a [`BvhError`] naming the node.
+    pub fn validate(&self) -> Result<(), BvhError> {
+        let n = self.mesh.triangle_count();
+        if self.nodes.len() != 2 * n - 1 {
+            return Err(BvhError::NodeCount { nodes: self.nodes.len(), triangles: n });
+        }
+        let mut seen = vec![0usize; n];
+        // Triangles under each node, gathered bottom-up as index ranges of `order`.
+        let mut order: Vec<u32> = Vec::with_capacity(n);
+        let mut range = vec![(0usize, 0usize); self.nodes.len()];
+        for i in (0..self.nodes.len()).rev() {
+            let node = &self.nodes[i];
+            match node.children(i) {
+                None => {
+                    let t = (node.link & !LEAF) as usize;
+                    if t >= n {
+                        return Err(BvhError::BadLeaves { triangle: t, count: 0 });
+                    }
+                    seen[t] += 1;
+                    range[i] = (order.len(), order.len() + 1);
+                    order.push(t as u32);
+                }
+                Some((l, r)) => {
+                    for c in [l, r] {
+                        if c <= i || c >= self.nodes.len() {
+                            return Err(BvhError::BadChild { node: i, child: c });
+                        }
+                    }
+                    let (a, b) = (range[l], range[r]);
+                    let start = order.len();
+                    order.extend_from_within(a.0..a.1);
+                    order.extend_from_within(b.0..b.1);
+                    range[i] = (start, order.len());
+                }
+            }
+        }
+        if let Some((t, &count)) = seen.iter().enumerate().find(|(_, c)| **c != 1) {
+            return Err(BvhError::BadLeaves { triangle: t, count });
+        }
+        for (i, node) in self.nodes.iter().enumerate() {
+            let (s, e) = range[i];
+            for &t in &order[s..e] {
+                for &v in &self.mesh.triangles()[t as usize] {
+                    if !node.bv.contains(&self.mesh.vertices()[v as usize]) {
+                        return Err(BvhError::NotBounding { node: i, triangle: t as usize, vertex: v as usize });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,201 @@
+//! Triangle soups ([`TriMesh`]) and their loading from OBJ files.
+//!
+//! A [`TriMesh`] is what the OBBTree paper calls a polygon soup (Gottschalk et al. 1996, §7.1):
+//! positions plus index triples, no connectivity required. Degenerate triangles (zero area, two or
+//! one distinct vertex) are valid input and collide as segments or points.
+
+mod obj;
+
+pub use obj::load_obj;
+
+use crate::math::{Point, Real};
+use std::path::PathBuf;
+
+/// Errors from building or loading a [`TriMesh`]. Each names what is wrong and where.
+#[derive(Debug, thiserror::Error)]
+pub enum MeshError {
+    /// The file could not be opened or read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The OBJ parser rejected the file.
+    #[error("cannot parse OBJ file {path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What tobj reported (and, where it can be found, the offending line).
+        message: String,
+    },
+    /// A vertex coordinate is NaN or infinite.
+    #[error("{origin}: vertex {vertex} has a non-finite coordinate ({x}, {y}, {z})")]
+    NonFinite {
+        /// The file or mesh the vertex comes from.
+        origin: String,
+        /// Index of the vertex (0-based, in file order).
+        vertex: usize,
+        /// The coordinates as read.
+        x: Real,
+        /// The coordinates as read.
+        y: Real,
+        /// The coordinates as read.
+        z: Real,
+    },
+    /// A triangle refers to a vertex that does not exist.
+    #[error("{origin}: triangle {triangle} refers to vertex {index}, but there are only {vertex_count} vertices")]
+    IndexOutOfRange {
+        /// The file or mesh.
+        origin: String,
+        /// Index of the triangle (0-based, in file order).
+        triangle: usize,
+        /// The offending vertex index (0-based).
+        index: u64,
+        /// How many vertices there are.
+        vertex_count: usize,
+    },
+    /// The mesh has no triangles at all.
+    #[error("{origin}: the mesh has no triangles")]
+    Empty {
+        /// The file or mesh.
+        origin: String,
+    },
+    /// More vertices or triangles than 32-bit indices can address.
+    #[error("{origin}: {count} {what} exceed the 2^31 limit of this library")]
+    TooLarge {
+        /// The file or mesh.
+        origin: String,
+        /// "vertices" or "triangles".
+        what: &'static str,
+        /// How many.
+        count: usize,
+    },
+}
+
+/// A triangle soup: vertex positions and triangles as index triples into them.
+///
+/// Frame: the model's own frame, in the file's units. Triangle `i` is `triangles()[i]`; that index
+/// is the one every [`crate::query::CollisionReport`] reports.
+///
+/// Invariants (checked by [`TriMesh::new`]): at least one triangle, every coordinate finite, every
+/// index in range, fewer than 2³¹ vertices and triangles. Degenerate triangles are allowed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TriMesh {
+    vertices: Vec<Point>,
+    triangles: Vec<[u32; 3]>,
+}
+
+impl TriMesh {
+    /// Builds a mesh from positions and index triples, validating them.
+    ///
+    /// `origin` names the mesh in error messages (a file name, or e.g. `"generated torus"`).
+    ///
+    /// # Errors
+    /// [`MeshError::NonFinite`], [`MeshError::IndexOutOfRange`], [`MeshError::Empty`],
+    /// [`MeshError::TooLarge`].
+    ///
+    /// # Examples
+    /// ```
+    /// use obbtree::{mesh::TriMesh, math::Point};
+    /// let m = TriMesh::new(
+    ///     vec![Point::new(0., 0., 0.), Point::new(1., 0., 0.), Point::new(0., 1., 0.)],
+    ///     vec![[0, 1, 2]],
+    ///     "one triangle",
+    /// ).unwrap();
+    /// assert_eq!(m.triangle_count(), 1);
+    /// ```
+    pub fn new(
+        vertices: Vec<Point>,
+        triangles: Vec<[u32; 3]>,
+        origin: &str,
+    ) -> Result<Self, MeshError> {
+        const LIMIT: usize = 1 << 31;
+        if vertices.len() >= LIMIT {
+            return Err(MeshError::TooLarge { origin: origin.into(), what: "vertices", count: vertices.len() });
+        }
+        if triangles.len() >= LIMIT {
+            return Err(MeshError::TooLarge { origin: origin.into(), what: "triangles", count: triangles.len() });
+        }
+        if let Some((i, v)) = vertices.iter().enumerate().find(|(_, v)| !v.iter().all(|c| c.is_finite())) {
+            return Err(MeshError::NonFinite { origin: origin.into(), vertex: i, x: v.x, y: v.y, z: v.z });
+        }
+        if triangles.is_empty() {
+            return Err(MeshError::Empty { origin: origin.into() });
+        }
+        for (t, tri) in triangles.iter().enumerate() {
+            if let Some(&bad) = tri.iter().find(|&&i| i as usize >= vertices.len()) {
+                return Err(MeshError::IndexOutOfRange {
+                    origin: origin.into(),
+                    triangle: t,
+                    index: bad as u64,
+                    vertex_count: vertices.len(),
+                });
+            }
+        }
+        Ok(Self { vertices, triangles })
+    }
+
+    /// The vertex positions, in the model's frame.
+    pub fn vertices(&self) -> &[Point] {
+        &self.vertices
+    }
+
+    /// The triangles as index triples into [`TriMesh::vertices`].
+    pub fn triangles(&self) -> &[[u32; 3]] {
+        &self.triangles
+    }
+
+    /// Number of triangles (degenerate ones included).
+    pub fn triangle_count(&self) -> usize {
+        self.triangles.len()
+    }
+
+    /// The three corners of triangle `i`, in the model's frame.
+    ///
+    /// # Panics
+    /// If `i >= triangle_count()` (an index from a report of this mesh is always in range).
+    #[inline(always)]
+    pub fn triangle(&self, i: usize) -> [Point; 3] {
+        let [a, b, c] = self.triangles[i];
+        [self.vertices[a as usize], self.vertices[b as usize], self.vertices[c as usize]]
+    }
+
+    /// Moves the vertices (e.g. a deforming model), keeping the triangles. Refit the hierarchy
+    /// afterwards with [`crate::bvh::Bvh::refit`].
+    ///
+    /// # Errors
+    /// [`MeshError::NonFinite`] if a new coordinate is not finite, [`MeshError::IndexOutOfRange`]
+    /// if the new vertex list is too short for the triangles; the mesh is then unchanged.
+    pub fn set_vertices(&mut self, vertices: Vec<Point>) -> Result<(), MeshError> {
+        if let Some((i, v)) = vertices.iter().enumerate().find(|(_, v)| !v.iter().all(|c| c.is_finite())) {
+            return Err(MeshError::NonFinite { origin: "moved vertices".into(), vertex: i, x: v.x, y: v.y, z: v.z });
+        }
+        for (t, tri) in self.triangles.iter().enumerate() {
+            if let Some(&bad) = tri.iter().find(|&&i| i as usize >= vertices.len()) {
+                return Err(MeshError::IndexOutOfRange {
+                    origin: "moved vertices".into(),
+                    triangle: t,
+                    index: bad as u64,
+                    vertex_count: vertices.len(),
+                });
+            }
+        }
+        self.vertices = vertices;
+        Ok(())
+    }
+
+    /// A copy of this mesh with every vertex transformed by `f` (e.g. a scale or a rigid motion).
+    ///
+    /// # Errors
+    /// [`MeshError::NonFinite`] if `f` produces a non-finite coordinate.
+    pub fn map_vertices(&self, f: impl Fn(&Point) -> Point) -> Result<TriMesh, MeshError> {
+        TriMesh::new(self.vertices.iter().map(f).collect(), self.triangles.clone(), "mapped mesh")
+    }
+
+    /// Bytes held by the vertex and index arrays.
+    pub fn memory_bytes(&self) -> usize {
+        self.vertices.len() * std::mem::size_of::<Point>() + self.triangles.len() * 12
+    }
+}

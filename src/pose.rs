@@ -1,0 +1,106 @@
+//! Pose files: the `POSES` format of the command line (DESIGN.md).
+//!
+//! Each line that is not empty and does not start with `#` is `qw qx qy qz tx ty tz`: a unit
+//! quaternion and a translation placing model B in model A's frame (A at the identity).
+
+use crate::math::{Isometry, Quaternion, Translation, UnitQuaternion};
+use std::path::{Path, PathBuf};
+
+/// How far a quaternion's norm may be from 1 before the line is rejected; within it, the
+/// quaternion is normalised.
+pub const QUATERNION_NORM_TOLERANCE: f64 = 1e-3;
+
+/// A bad pose file or line.
+#[derive(Debug, thiserror::Error)]
+pub enum PoseError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// A line is not seven finite numbers forming a unit quaternion and a translation.
+    #[error("{path}:{line}: {message}")]
+    BadLine {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// The file holds no pose.
+    #[error("{path}: no poses (every line is empty or a # comment)")]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+/// One pose with the line it came from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pose {
+    /// B in A's frame.
+    pub pose_ab: Isometry,
+    /// 1-based line number in the file.
+    pub line: usize,
+}
+
+/// Reads a pose file.
+///
+/// # Errors
+/// [`PoseError::Io`], [`PoseError::BadLine`] (wrong field count, a non-number, a non-finite
+/// value, a quaternion whose norm differs from 1 by more than
+/// [`QUATERNION_NORM_TOLERANCE`]), [`PoseError::Empty`].
+pub fn read_poses(path: impl AsRef<Path>) -> Result<Vec<Pose>, PoseError> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).map_err(|source| PoseError::Io { path: path.into(), source })?;
+    parse_poses(&text, path)
+}
+
+/// Parses pose text; `path` only names the source in errors.
+///
+/// # Errors
+/// As [`read_poses`], without the I/O error.
+///
+/// # Examples
+/// ```
+/// let poses = obbtree::pose::parse_poses("# B 2 units along x\n1 0 0 0  2 0 0\n", "inline".as_ref()).unwrap();
+/// assert_eq!(poses[0].pose_ab.translation.vector.x, 2.0);
+/// assert_eq!(poses[0].line, 2);
+/// assert!(obbtree::pose::parse_poses("1 0 0 0 2 0\n", "inline".as_ref()).is_err());
+/// ```
+pub fn parse_poses(text: &str, path: &Path) -> Result<Vec<Pose>, PoseError> {
+    let mut poses = Vec::new();
+    for (n, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let bad = |message: String| PoseError::BadLine { path: path.into(), line: n + 1, message };
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.len() != 7 {
+            return Err(bad(format!("expected 7 numbers (qw qx qy qz tx ty tz), found {}", words.len())));
+        }
+        let mut v = [0.0f64; 7];
+        for (k, w) in words.iter().enumerate() {
+            v[k] = w.parse().map_err(|_| bad(format!("field {} '{w}' is not a number", k + 1)))?;
+            if !v[k].is_finite() {
+                return Err(bad(format!("field {} '{w}' is not finite", k + 1)));
+            }
+        }
+        let q = Quaternion::new(v[0], v[1], v[2], v[3]);
+        let norm = q.norm();
+        if (norm - 1.0).abs() > QUATERNION_NORM_TOLERANCE {
+            return Err(bad(format!("quaternion ({}, {}, {}, {}) has norm {norm}, not 1", v[0], v[1], v[2], v[3])));
+        }
+        let rotation = UnitQuaternion::new_normalize(q);
+        poses.push(Pose { pose_ab: Isometry::from_parts(Translation::new(v[4], v[5], v[6]), rotation), line: n + 1 });
+    }
+    if poses.is_empty() {
+        return Err(PoseError::Empty { path: path.into() });
+    }
+    Ok(poses)
+}

@@ -1,0 +1,101 @@
+//! Interference queries between two hierarchies: the separating axis test (§5), the exact
+//! triangle–triangle test, the traversal and its counts (Gottschalk et al. 1996, eq. (1)).
+
+pub mod sat;
+mod traverse;
+mod tri_tri;
+
+pub use traverse::{collide, collide_into, collide_relative};
+pub use tri_tri::triangles_intersect;
+
+use crate::bv::OverlapOptions;
+use crate::math::{transform_point, Isometry, Matrix3, Vector};
+use crate::mesh::TriMesh;
+
+/// Which contacts a query looks for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ContactMode {
+    /// Every intersecting triangle pair (RAPID's `RAPID_ALL_CONTACTS`).
+    #[default]
+    AllContacts,
+    /// Stop at the first intersecting pair (RAPID's `RAPID_FIRST_CONTACT`).
+    FirstContact,
+}
+
+/// Options of a query.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct QueryOptions {
+    /// All contacts or the first one.
+    pub mode: ContactMode,
+    /// ε and full SAT or SAT lite.
+    pub overlap: OverlapOptions,
+}
+
+impl QueryOptions {
+    /// Options for a first-contact query, defaults otherwise.
+    pub fn first_contact() -> Self {
+        Self { mode: ContactMode::FirstContact, ..Self::default() }
+    }
+}
+
+/// The answer of a query and the counts of the paper's cost equation (1),
+/// `T = N_v · C_v + N_p · C_p`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CollisionReport {
+    /// Intersecting triangle pairs `(triangle of A, triangle of B)`, indices into each mesh, in
+    /// traversal order (sort them for a canonical order). At most one for a first-contact query.
+    pub contacts: Vec<(u32, u32)>,
+    /// N_v: bounding volume pair overlap tests performed.
+    pub bv_tests: u64,
+    /// N_p: triangle pair tests performed.
+    pub tri_tests: u64,
+}
+
+impl CollisionReport {
+    /// Whether any triangle pair intersects.
+    pub fn colliding(&self) -> bool {
+        !self.contacts.is_empty()
+    }
+
+    /// Empties the report, keeping its allocation.
+    pub fn clear(&mut self) {
+        self.contacts.clear();
+        self.bv_tests = 0;
+        self.tri_tests = 0;
+    }
+
+    /// The contacts sorted by (A, B): the canonical order of reference files.
+    pub fn sorted_contacts(&self) -> Vec<(u32, u32)> {
+        let mut c = self.contacts.clone();
+        c.sort_unstable();
+        c
+    }
+}
+
+/// All intersecting triangle pairs by testing every pair: the oracle the hierarchies must match.
+///
+/// `rot_ab`, `pos_ab` place B in A's frame. B's vertices are transformed with
+/// [`crate::math::transform_point`] and tested with [`triangles_intersect`], exactly as the
+/// traversal does, so both see bit-identical coordinates. Sorted by (A, B). Cost `O(n_a · n_b)`.
+pub fn brute_force(a: &TriMesh, b: &TriMesh, rot_ab: &Matrix3, pos_ab: &Vector) -> Vec<(u32, u32)> {
+    let tb: Vec<_> = (0..b.triangle_count())
+        .map(|j| b.triangle(j).map(|p| transform_point(rot_ab, pos_ab, &p)))
+        .collect();
+    let mut out = Vec::new();
+    for i in 0..a.triangle_count() {
+        let ta = a.triangle(i);
+        for (j, tbj) in tb.iter().enumerate() {
+            if triangles_intersect(&ta, tbj) {
+                out.push((i as u32, j as u32));
+            }
+        }
+    }
+    out
+}
+
+/// [`brute_force`] for two models placed in a common frame.
+pub fn brute_force_posed(a: &TriMesh, pose_a: &Isometry, b: &TriMesh, pose_b: &Isometry) -> Vec<(u32, u32)> {
+    let ab = crate::math::relative_pose(pose_a, pose_b);
+    brute_force(a, b, &ab.rotation.to_rotation_matrix().into_inner(), &ab.translation.vector)
+}

@@ -1,0 +1,150 @@
+//! The one traversal shared by OBB, AABB and sphere trees.
+
+use super::{tri_tri::triangles_intersect, CollisionReport, ContactMode, QueryOptions};
+use crate::bv::BoundingVolume;
+use crate::bvh::{Bvh, Node};
+use crate::math::{relative_pose, transform_point, Isometry, Matrix3, Vector};
+use crate::mesh::TriMesh;
+
+/// Finds the intersecting triangle pairs of two models placed in a common (world) frame.
+///
+/// `pose_a`, `pose_b` map each model's frame to the world. The query runs in A's frame with
+/// `pose_ab = pose_a⁻¹ · pose_b` ([`collide_relative`]).
+///
+/// # Examples
+/// ```
+/// use obbtree::{bv::Obb, bvh::{Bvh, BuildOptions}, math::{Isometry, Point, Vector}, mesh::TriMesh,
+///               query::{collide, QueryOptions}};
+/// let tri = TriMesh::new(
+///     vec![Point::new(0., 0., 0.), Point::new(1., 0., 0.), Point::new(0., 1., 0.)],
+///     vec![[0, 1, 2]], "triangle").unwrap();
+/// let a = Bvh::<Obb>::build(tri.clone(), &BuildOptions::default());
+/// let b = Bvh::<Obb>::build(tri, &BuildOptions::default());
+/// // B turned 90° about x and moved into A's plane: they cross.
+/// let pose_b = Isometry::new(Vector::new(0.2, 0.2, -0.5), Vector::x() * std::f64::consts::FRAC_PI_2);
+/// let report = collide(&a, &Isometry::identity(), &b, &pose_b, &QueryOptions::default());
+/// assert_eq!(report.contacts, vec![(0, 0)]);
+/// ```
+pub fn collide<B: BoundingVolume>(
+    a: &Bvh<B>,
+    pose_a: &Isometry,
+    b: &Bvh<B>,
+    pose_b: &Isometry,
+    options: &QueryOptions,
+) -> CollisionReport {
+    let mut report = CollisionReport::default();
+    collide_into(a, pose_a, b, pose_b, options, &mut report);
+    report
+}
+
+/// [`collide`] into a report that is cleared first and whose allocation is reused.
+pub fn collide_into<B: BoundingVolume>(
+    a: &Bvh<B>,
+    pose_a: &Isometry,
+    b: &Bvh<B>,
+    pose_b: &Isometry,
+    options: &QueryOptions,
+    report: &mut CollisionReport,
+) {
+    let ab = relative_pose(pose_a, pose_b);
+    let rot_ab = ab.rotation.to_rotation_matrix().into_inner();
+    collide_relative(a, b, &rot_ab, &ab.translation.vector, options, report);
+}
+
+/// The query in A's frame: B placed by `x_a = rot_ab · x_b + pos_ab`.
+///
+/// Descend rule (RAPID's): from an overlapping pair, split B if A is a leaf or if B is not a
+/// leaf and B's volume is larger ([`BoundingVolume::size`]); otherwise split A. Each child pair
+/// is one volume test (N_v); each pair of leaves whose volumes overlap is one triangle test
+/// (N_p). B's volumes are placed in A's frame once per visited node and reused for all tests
+/// against it; AABB and sphere trees share the relative rotation for the whole query
+/// (van den Bergen 1998, §3). The report is cleared first.
+pub fn collide_relative<B: BoundingVolume>(
+    a: &Bvh<B>,
+    b: &Bvh<B>,
+    rot_ab: &Matrix3,
+    pos_ab: &Vector,
+    options: &QueryOptions,
+    report: &mut CollisionReport,
+) {
+    report.clear();
+    let query = B::prepare(rot_ab, pos_ab, &options.overlap);
+    let mut t = Traversal {
+        na: a.nodes(),
+        nb: b.nodes(),
+        ma: a.mesh(),
+        mb: b.mesh(),
+        query,
+        rot_ab: *rot_ab,
+        pos_ab: *pos_ab,
+        first: options.mode == ContactMode::FirstContact,
+        report,
+    };
+    let pb = B::place(&t.query, &t.nb[0].bv);
+    t.report.bv_tests += 1;
+    if B::overlaps(&t.query, &t.na[0].bv, &pb) {
+        t.descend(0, 0, &pb);
+    }
+}
+
+struct Traversal<'a, B: BoundingVolume> {
+    na: &'a [Node<B>],
+    nb: &'a [Node<B>],
+    ma: &'a TriMesh,
+    mb: &'a TriMesh,
+    query: B::Query,
+    rot_ab: Matrix3,
+    pos_ab: Vector,
+    first: bool,
+    report: &'a mut CollisionReport,
+}
+
+impl<B: BoundingVolume> Traversal<'_, B> {
+    /// Continues below the overlapping pair (a, b); `pb` is node b placed in A's frame.
+    /// Returns `true` when a first-contact query is done.
+    fn descend(&mut self, a: usize, b: usize, pb: &B::Placed) -> bool {
+        let node_a = &self.na[a];
+        let node_b = &self.nb[b];
+        match (node_a.children(a), node_b.children(b)) {
+            (None, None) => self.leaves(node_a.link() as usize & 0x7fff_ffff, node_b.link() as usize & 0x7fff_ffff),
+            (Some((al, ar)), Some(_)) if node_a.bv.size() >= node_b.bv.size() => self.split_a(al, ar, b, pb),
+            (Some((al, ar)), None) => self.split_a(al, ar, b, pb),
+            (_, Some((bl, br))) => self.split_b(a, bl, br),
+        }
+    }
+
+    #[inline(always)]
+    fn split_a(&mut self, al: usize, ar: usize, b: usize, pb: &B::Placed) -> bool {
+        for c in [al, ar] {
+            self.report.bv_tests += 1;
+            if B::overlaps(&self.query, &self.na[c].bv, pb) && self.descend(c, b, pb) {
+                return true;
+            }
+        }
+        false
+    }
+
+    #[inline(always)]
+    fn split_b(&mut self, a: usize, bl: usize, br: usize) -> bool {
+        for c in [bl, br] {
+            let pc = B::place(&self.query, &self.nb[c].bv);
+            self.report.bv_tests += 1;
+            if B::overlaps(&self.query, &self.na[a].bv, &pc) && self.descend(a, c, &pc) {
+                return true;
+            }
+        }
+        false
+    }
+
+    #[inline(always)]
+    fn leaves(&mut self, ta: usize, tb: usize) -> bool {
+        self.report.tri_tests += 1;
+        let p = self.ma.triangle(ta);
+        let q = self.mb.triangle(tb).map(|x| transform_point(&self.rot_ab, &self.pos_ab, &x));
+        if triangles_intersect(&p, &q) {
+            self.report.contacts.push((ta as u32, tb as u32));
+            return self.first;
+        }
+        false
+    }
+}
