@@ -1,6 +1,6 @@
 //! Axis-aligned bounding boxes in the model's frame (van den Bergen 1998).
 
-use super::{pad, store_box, v3, BoundingVolume, BvKind, Fitted, Group, OverlapOptions, SatMode};
+use super::{store_box, v3, BoundingVolume, BvKind, Fitted, Group, OverlapOptions, SatMode};
 use crate::math::{f32_up, Matrix3, Point, Real, Vector};
 use crate::query::sat::separated;
 
@@ -125,7 +125,9 @@ impl BoundingVolume for Aabb {
         let center = [c.x as f32, c.y as f32, c.z as f32];
         let cs = v3(&center);
         let half_f64 = (hi.coords - cs).sup(&(cs - lo.coords));
-        let p = pad(half_f64.sum(), &cs);
+        // The children are already padded: only round outward (no padding per level, so deep
+        // trees do not grow with every refit).
+        let p = 4.0 * Real::EPSILON * (half_f64.amax() + cs.amax());
         Aabb { center, half: [half_f64.x, half_f64.y, half_f64.z].map(|h| f32_up(h + p)) }
     }
 

@@ -4,7 +4,7 @@
 //! ([`crate::bvh`]) and the one traversal ([`crate::query::collide`]) need.
 //!
 //! # Storage and conservativeness
-//! Volumes are stored in single precision (a node of an OBB tree is 52 bytes, an AABB node 28, a
+//! Volumes are stored in single precision (a node of an OBB tree is 64 bytes, an AABB node 28, a
 //! sphere node 20). Fitting is done in double precision and the result is rounded *outward*:
 //! centres are rounded to the nearest `f32`, then extents are recomputed against the rounded centre
 //! and axes, padded by `1e-6` of the volume's size plus `1e-12` of its distance from the origin, and

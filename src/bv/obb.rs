@@ -5,15 +5,17 @@ use super::{store_box, v3, BoundingVolume, BvKind, Fitted, Group, OverlapOptions
 use crate::math::{Matrix3, Point, Real, Vector};
 use crate::query::sat::separated;
 
-/// An oriented bounding box, stored in single precision (48 bytes).
+/// An oriented bounding box, stored in single precision (60 bytes; a tree node is one 64-byte
+/// cache line).
 ///
-/// Frame: the model's. The box is `{ center + Σ u_k half_k axis_k : |u_k| ≤ 1 }` with
-/// `axis_2 = axis_0 × axis_1` (right-handed, not stored). Axes are unit to single precision;
-/// the stored numbers are rounded outward so the box contains what it was fitted to.
+/// Frame: the model's. The box is `{ center + Σ u_k half_k axis_k : |u_k| ≤ 1 }`; the axes are
+/// the rows of a rotation, right-handed (`axis_2 = axis_0 × axis_1`), unit and orthogonal to
+/// single precision. The stored numbers are rounded outward so the box contains what it was
+/// fitted to.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C)]
 pub struct Obb {
-    axes: [[f32; 3]; 2],
+    axes: [[f32; 3]; 3],
     center: [f32; 3],
     half: [f32; 3],
 }
@@ -34,17 +36,17 @@ impl Obb {
     pub fn with_axes(axes: &[Vector; 3], points: impl Iterator<Item = Point> + Clone) -> Obb {
         let a0 = [axes[0].x as f32, axes[0].y as f32, axes[0].z as f32];
         let a1 = [axes[1].x as f32, axes[1].y as f32, axes[1].z as f32];
-        let stored = [v3(&a0), v3(&a1), v3(&a0).cross(&v3(&a1))];
+        let c = v3(&a0).cross(&v3(&a1));
+        let a2 = [c.x as f32, c.y as f32, c.z as f32];
+        let stored = [v3(&a0), v3(&a1), v3(&a2)];
         let (center, half) = store_box(&stored, points);
-        Obb { axes: [a0, a1], center, half }
+        Obb { axes: [a0, a1, a2], center, half }
     }
 
-    /// The three axes in the model frame, as the tests use them (`axis_2 = axis_0 × axis_1`).
+    /// The three axes in the model frame, as the tests use them.
     #[inline(always)]
     pub fn axes(&self) -> [Vector; 3] {
-        let a0 = v3(&self.axes[0]);
-        let a1 = v3(&self.axes[1]);
-        [a0, a1, a0.cross(&a1)]
+        [v3(&self.axes[0]), v3(&self.axes[1]), v3(&self.axes[2])]
     }
 
     /// The centre, model frame.

@@ -81,47 +81,53 @@ pub(super) fn build<B: BoundingVolume>(mesh: &TriMesh, options: &BuildOptions) -
     let n = mesh.triangle_count();
     let mut tris: Vec<u32> = (0..n as u32).collect();
     let mut nodes: Vec<Node<B>> = Vec::with_capacity(2 * n - 1);
-    // Every slot is written exactly once by `build_rec` before it is read.
-    let spare = nodes.spare_capacity_mut();
+    let spare = &mut nodes.spare_capacity_mut()[..2 * n - 1];
+    let (root, below) = spare.split_at_mut(1);
     let mut scratch = Scratch::new(mesh.vertices().len());
-    let depth = build_rec::<B>(mesh, &mut tris, &mut spare[..2 * n - 1], 0, &mut scratch, options);
-    // SAFETY: build_rec initialised all 2n − 1 slots (each subtree of k triangles fills its
-    // 2k − 1 slots: a leaf its one, an internal node itself and both child ranges).
+    let depth = build_rec::<B>(mesh, &mut tris, &mut root[0], below, 1, &mut scratch, options);
+    // SAFETY: build_rec initialised all 2n − 1 slots: a subtree of k triangles writes its own
+    // slot and the 2k − 2 slots of `below` (a leaf has none; an internal node writes its
+    // children's pair and hands each child its own range).
     unsafe { nodes.set_len(2 * n - 1) };
     (nodes, depth)
 }
 
-/// Builds the subtree of `tris` into `out` (exactly `2·len − 1` slots), whose first slot has
-/// index `base` in the whole array. Returns the subtree's depth.
+/// Builds the subtree of `tris`: writes its root into `me` and its descendants into `below`
+/// (exactly `2·len − 2` slots, the first of which has index `base` in the whole array).
+/// Siblings are stored side by side, so a split fetches both children together; every node
+/// comes after its parent. Returns the subtree's depth.
 fn build_rec<B: BoundingVolume>(
     mesh: &TriMesh,
     tris: &mut [u32],
-    out: &mut [std::mem::MaybeUninit<Node<B>>],
+    me: &mut std::mem::MaybeUninit<Node<B>>,
+    below: &mut [std::mem::MaybeUninit<Node<B>>],
     base: usize,
     scratch: &mut Scratch,
     options: &BuildOptions,
 ) -> usize {
-    debug_assert_eq!(out.len(), 2 * tris.len() - 1);
+    debug_assert_eq!(below.len(), 2 * tris.len() - 2);
     scratch.gather(mesh, tris);
     let fitted = B::fit(&Group { mesh, triangles: tris, vertices: &scratch.vertices });
     if tris.len() == 1 {
-        out[0].write(Node { bv: fitted.bv, link: LEAF | tris[0] });
+        me.write(Node { bv: fitted.bv, link: LEAF | tris[0] });
         return 0;
     }
     let k = partition(mesh, tris, &fitted, options.split);
-    let right = base + 2 * k;
-    out[0].write(Node { bv: fitted.bv, link: right as u32 });
-    let (left_out, right_out) = out[1..].split_at_mut(2 * k - 1);
+    me.write(Node { bv: fitted.bv, link: base as u32 });
+    let (pair, rest) = below.split_at_mut(2);
+    let (left_me, right_me) = pair.split_at_mut(1);
+    let (left_below, right_below) = rest.split_at_mut(2 * k - 2);
     let (left_tris, right_tris) = tris.split_at_mut(k);
+    let (left_base, right_base) = (base + 2, base + 2 + 2 * k - 2);
     let (dl, dr) = if options.parallel && tris_len_ge(left_tris, right_tris, PARALLEL_MIN) {
         let mut other = Scratch::new(mesh.vertices().len());
         rayon::join(
-            || build_rec::<B>(mesh, left_tris, left_out, base + 1, scratch, options),
-            || build_rec::<B>(mesh, right_tris, right_out, right, &mut other, options),
+            || build_rec::<B>(mesh, left_tris, &mut left_me[0], left_below, left_base, scratch, options),
+            || build_rec::<B>(mesh, right_tris, &mut right_me[0], right_below, right_base, &mut other, options),
         )
     } else {
-        let dl = build_rec::<B>(mesh, left_tris, left_out, base + 1, scratch, options);
-        let dr = build_rec::<B>(mesh, right_tris, right_out, right, scratch, options);
+        let dl = build_rec::<B>(mesh, left_tris, &mut left_me[0], left_below, left_base, scratch, options);
+        let dr = build_rec::<B>(mesh, right_tris, &mut right_me[0], right_below, right_base, scratch, options);
         (dl, dr)
     };
     1 + dl.max(dr)

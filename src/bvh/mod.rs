@@ -2,8 +2,9 @@
 //! 1998, §2 and §4).
 //!
 //! A [`Bvh`] over `n` triangles has exactly `n` leaves (one triangle each) and `n − 1` internal
-//! nodes, stored depth-first in one `Vec`: a node's left child is the next node, its right child
-//! is named by index, and every child comes after its parent, so [`Bvh::refit`] is one reverse
+//! nodes in one `Vec`. The two children of a node are stored side by side (a split tests both,
+//! and one fetch brings both), named by the index of the first; subtrees are laid out depth
+//! first and every child comes after its parent, so [`Bvh::refit`] is one reverse
 //! pass and drawing a level ([`Bvh::nodes_at_depth`]) is a short walk.
 
 mod build;
@@ -17,8 +18,8 @@ use std::sync::Arc;
 
 const LEAF: u32 = 1 << 31;
 
-/// One node: a bounding volume and either the index of its right child (internal node; the left
-/// child is the next node) or its triangle (leaf).
+/// One node: a bounding volume and either the index of its first child (internal node; the two
+/// children are stored side by side) or its triangle (leaf).
 #[derive(Clone, Copy, Debug)]
 #[repr(C)]
 pub struct Node<B> {
@@ -40,10 +41,11 @@ impl<B> Node<B> {
         self.is_leaf().then_some(self.link & !LEAF)
     }
 
-    /// The children of an internal node at index `me`: `(me + 1, right)`. `None` for a leaf.
+    /// The indices of an internal node's two children (adjacent: `(c, c + 1)`); `None` for a
+    /// leaf.
     #[inline(always)]
-    pub fn children(&self, me: usize) -> Option<(usize, usize)> {
-        (!self.is_leaf()).then_some((me + 1, self.link as usize))
+    pub fn children(&self) -> Option<(usize, usize)> {
+        (!self.is_leaf()).then_some((self.link as usize, self.link as usize + 1))
     }
 
     #[inline(always)]
@@ -174,7 +176,7 @@ impl<B: BoundingVolume> Bvh<B> {
             let node = &self.nodes[i];
             if depth == d {
                 out.push((i, node));
-            } else if let Some((l, r)) = node.children(i) {
+            } else if let Some((l, r)) = node.children() {
                 stack.push((r, depth + 1));
                 stack.push((l, depth + 1));
             }
@@ -191,7 +193,7 @@ impl<B: BoundingVolume> Bvh<B> {
         let mesh = &self.mesh;
         for i in (0..self.nodes.len()).rev() {
             let node = self.nodes[i];
-            let bv = match node.children(i) {
+            let bv = match node.children() {
                 None => B::refit_leaf(&node.bv, &mesh.triangle((node.link & !LEAF) as usize)),
                 Some((l, r)) => B::refit_parent(&node.bv, &self.nodes[l].bv, &self.nodes[r].bv),
             };
@@ -226,7 +228,7 @@ impl<B: BoundingVolume> Bvh<B> {
         let mut range = vec![(0usize, 0usize); self.nodes.len()];
         for i in (0..self.nodes.len()).rev() {
             let node = &self.nodes[i];
-            match node.children(i) {
+            match node.children() {
                 None => {
                     let t = (node.link & !LEAF) as usize;
                     if t >= n {

@@ -7,7 +7,8 @@
 //! test on edge normals, again with orientation predicates only.
 //!
 //! Degenerate triangles (zero area: collinear corners, two or one distinct vertex) are valid
-//! input (Gottschalk et al. 1996, §7.1) and are tested as the segment or point they are.
+//! input (Gottschalk et al. 1996, §7.1) and are tested as the segment or point they are; so are
+//! "slivers", collinear corners whose cross product is rounding noise (see [`has_area`]).
 //! Touching counts as intersecting.
 
 use crate::math::{Point, Real, Vector};
@@ -29,16 +30,30 @@ use crate::math::{Point, Real, Vector};
 /// ```
 #[inline]
 pub fn triangles_intersect(p: &[Point; 3], q: &[Point; 3]) -> bool {
-    let np = (p[1] - p[0]).cross(&(p[2] - p[0]));
-    let nq = (q[1] - q[0]).cross(&(q[2] - q[0]));
-    let p_tri = np != Vector::zeros();
-    let q_tri = nq != Vector::zeros();
+    let p_tri = has_area(p);
+    let q_tri = has_area(q);
     if p_tri && q_tri {
         return tri_tri(p, q);
     }
     let a = Shape::of(p, p_tri);
     let b = Shape::of(q, q_tri);
     degenerate(&a, &b)
+}
+
+/// How far below the rounding error of its computation a normal may be before the triangle is
+/// treated as degenerate: `|n| ≤ SLIVER · ε · |e1| · |e2|`.
+const SLIVER: Real = 16.0;
+
+/// Whether a triangle has an area that its computed normal can be trusted with. A collinear
+/// triangle whose cross product is rounding noise rather than exactly zero ("sliver") has no
+/// meaningful plane; it is tested as the segment it is.
+#[inline(always)]
+fn has_area(t: &[Point; 3]) -> bool {
+    let e1 = t[1] - t[0];
+    let e2 = t[2] - t[0];
+    let n = e1.cross(&e2);
+    let bound = SLIVER * Real::EPSILON;
+    n.norm_squared() > bound * bound * e1.norm_squared() * e2.norm_squared()
 }
 
 /// A corner triple classified by its dimension.

@@ -1,0 +1,160 @@
+//! Hierarchy queries against brute force (all triangle pairs) and against each other, on random
+//! soups with degenerate triangles, exact touching/coplanar configurations and nested models.
+
+mod common;
+use common::*;
+use obbtree::prelude::*;
+use obbtree::query::{brute_force, brute_force_posed, collide_relative};
+use proptest::prelude::*;
+
+fn trees(m: &TriMesh) -> (Bvh<Obb>, Bvh<Aabb>, Bvh<Sphere>) {
+    let o = Bvh::<Obb>::build(m.clone(), &BuildOptions::default());
+    let a = Bvh::<Aabb>::build(m.clone(), &BuildOptions::van_den_bergen());
+    let s = Bvh::<Sphere>::build(m.clone(), &BuildOptions::default());
+    o.validate().unwrap();
+    a.validate().unwrap();
+    s.validate().unwrap();
+    (o, a, s)
+}
+
+/// Every tree type, every split rule and both SAT variants give exactly the brute-force set.
+fn check_all(ma: &TriMesh, mb: &TriMesh, rot: &Matrix3, pos: &Vector) -> Result<Vec<(u32, u32)>, TestCaseError> {
+    let truth = brute_force(ma, mb, rot, pos);
+    let (oa, aa, sa) = trees(ma);
+    let (ob, ab, sb) = trees(mb);
+    prop_assert_eq!(&contacts_relative(&oa, &ob, rot, pos).contacts, &truth, "OBB");
+    prop_assert_eq!(&contacts_relative(&aa, &ab, rot, pos).contacts, &truth, "AABB");
+    prop_assert_eq!(&contacts_relative(&sa, &sb, rot, pos).contacts, &truth, "sphere");
+    for split in [SplitRule::Median, SplitRule::BoxMidpoint] {
+        let o1 = Bvh::<Obb>::build(ma.clone(), &BuildOptions { split, parallel: false });
+        let o2 = Bvh::<Obb>::build(mb.clone(), &BuildOptions { split, parallel: false });
+        o1.validate().unwrap();
+        prop_assert_eq!(&contacts_relative(&o1, &o2, rot, pos).contacts, &truth, "OBB {:?}", split);
+    }
+    let lite = QueryOptions { overlap: OverlapOptions { sat: SatMode::Lite, ..Default::default() }, ..Default::default() };
+    let mut r = CollisionReport::default();
+    collide_relative(&oa, &ob, rot, pos, &lite, &mut r);
+    prop_assert_eq!(sorted(r.contacts.clone()), truth.clone(), "OBB, SAT lite");
+    // First contact agrees on whether there is one, and finds a real one.
+    collide_relative(&oa, &ob, rot, pos, &QueryOptions::first_contact(), &mut r);
+    prop_assert_eq!(r.colliding(), !truth.is_empty());
+    prop_assert!(r.contacts.len() <= 1);
+    if let Some(c) = r.contacts.first() {
+        prop_assert!(truth.contains(c));
+    }
+    Ok(truth)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_soups_match_brute_force(a in soup(60), b in soup(60), pose in pose(1.0)) {
+        check_all(&a, &b, &rot_of(&pose), &pose.translation.vector)?;
+    }
+
+    /// Integer-grid soups under exact rotations: shared vertices and edges, coplanar and
+    /// touching contact happen all the time, and every tree must still agree exactly.
+    #[test]
+    fn exact_touching_contacts_match_brute_force(a in grid_soup(30), b in grid_soup(30), (rot, pos) in exact_pose()) {
+        let truth = check_all(&a, &b, &rot, &pos)?;
+        // Swapping A and B swaps the pairs (the inverse of an exact pose is exact).
+        let rot_ba = rot.transpose();
+        let pos_ba = -(rot_ba * pos);
+        let (ob, oa) = (Bvh::<Obb>::build(b.clone(), &BuildOptions::default()), Bvh::<Obb>::build(a.clone(), &BuildOptions::default()));
+        let swapped = contacts_relative(&ob, &oa, &rot_ba, &pos_ba).contacts;
+        prop_assert_eq!(sorted(swapped.iter().map(|&(x, y)| (y, x)).collect()), truth);
+    }
+
+    /// Moving both models by the same rigid motion changes nothing; swapping A and B swaps the
+    /// pairs. (Random real coordinates: boundary cases have probability zero.)
+    #[test]
+    fn invariant_under_common_motion_and_swap(a in soup(40), b in soup(40), pa in pose(0.5), pb in pose(0.5), m in pose(3.0)) {
+        let ta = Bvh::<Obb>::build(a.clone(), &BuildOptions::default());
+        let tb = Bvh::<Obb>::build(b.clone(), &BuildOptions::default());
+        let base = sorted(collide(&ta, &pa, &tb, &pb, &QueryOptions::default()).contacts);
+        prop_assert_eq!(&base, &brute_force_posed(&a, &pa, &b, &pb));
+        let moved = sorted(collide(&ta, &(m * pa), &tb, &(m * pb), &QueryOptions::default()).contacts);
+        prop_assert_eq!(&moved, &base);
+        let swapped = collide(&tb, &pb, &ta, &pa, &QueryOptions::default()).contacts;
+        prop_assert_eq!(sorted(swapped.iter().map(|&(x, y)| (y, x)).collect()), base);
+    }
+}
+
+/// A closed box mesh of half size `h` centred at the origin (12 triangles).
+fn box_mesh(h: f64) -> TriMesh {
+    let v: Vec<Point> = (0..8)
+        .map(|k| Point::new(if k & 1 == 0 { -h } else { h }, if k & 2 == 0 { -h } else { h }, if k & 4 == 0 { -h } else { h }))
+        .collect();
+    let quads = [[0, 1, 3, 2], [4, 6, 7, 5], [0, 4, 5, 1], [2, 3, 7, 6], [0, 2, 6, 4], [1, 5, 7, 3]];
+    let t = quads.iter().flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]]).collect();
+    TriMesh::new(v, t, "box").unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// A small model nested inside a big closed one does not touch it (their volumes overlap,
+    /// their surfaces do not); crossing the wall does.
+    #[test]
+    fn nested_models(inner in soup(30), pose in pose(5.0)) {
+        let outer = box_mesh(10.0);
+        let (oo, ao, so) = trees(&outer);
+        let (oi, ai, si) = trees(&inner);
+        let (rot, pos) = (rot_of(&pose), pose.translation.vector);
+        let truth = brute_force(&outer, &inner, &rot, &pos);
+        prop_assert!(truth.is_empty(), "a soup of size ≤ 2 within 5 + √3 of the centre cannot reach the walls at 10");
+        prop_assert!(contacts_relative(&oo, &oi, &rot, &pos).contacts.is_empty());
+        prop_assert!(contacts_relative(&ao, &ai, &rot, &pos).contacts.is_empty());
+        prop_assert!(contacts_relative(&so, &si, &rot, &pos).contacts.is_empty());
+        // Pushed to the wall, the same soup collides exactly as brute force says.
+        let wall = pos + Vector::new(10.0 - pos.x, 0.0, 0.0);
+        let truth = brute_force(&outer, &inner, &rot, &wall);
+        prop_assert_eq!(contacts_relative(&oo, &oi, &rot, &wall).contacts, truth);
+    }
+}
+
+#[test]
+fn counts_follow_the_cost_equation() {
+    // N_p ≤ number of leaf pairs; N_v ≥ 1; a far-away pose costs exactly one box test.
+    let m = box_mesh(1.0);
+    let t = Bvh::<Obb>::build(m, &BuildOptions::default());
+    let far = collide(&t, &Isometry::identity(), &t, &Isometry::translation(100.0, 0.0, 0.0), &QueryOptions::default());
+    assert_eq!((far.bv_tests, far.tri_tests, far.contacts.len()), (1, 0, 0));
+    let near = collide(&t, &Isometry::identity(), &t, &Isometry::translation(1.5, 0.3, 0.2), &QueryOptions::default());
+    assert!(near.tri_tests as usize <= 12 * 12 && near.bv_tests >= near.tri_tests && near.colliding());
+}
+
+/// Found by `random_soups_match_brute_force`: B is a collinear triangle (third corner the
+/// rounded midpoint of the others) whose cross product is rounding noise; tested as a plane,
+/// it "hit" A although the segment passes 0.03 outside A's rectangle. Degenerate-by-noise
+/// triangles must be tested as segments.
+#[test]
+fn regression_collinear_sliver_is_a_segment() {
+    let a = TriMesh::new(
+        vec![
+            Point::new(0.0, 0.7324350888502219, 0.0),
+            Point::new(-0.17087638332882885, 0.0, 0.0),
+            Point::new(-0.14087023346587932, -0.7490480117220967, -0.7533567161398782),
+        ],
+        vec![[0, 1, 2]],
+        "a",
+    )
+    .unwrap();
+    let (p, q) = (Point::new(0.667702892954526, -0.6319510018602577, 0.3031952327757494), Point::new(-0.7451999340092064, -0.5663680152406585, -0.8241734571422047));
+    let b = TriMesh::new(vec![p, q, Point::from((p.coords + q.coords) * 0.5)], vec![[0, 1, 2]], "b").unwrap();
+    let rotation = obbtree::math::UnitQuaternion::new_normalize(obbtree::math::Quaternion::new(
+        -0.6256075850832065,
+        0.2385186608498703,
+        0.07947297344030767,
+        -0.7385174638458453,
+    ));
+    let pose = Isometry::from_parts(obbtree::math::Translation::new(-0.9416475549617217, -0.3531923231162452, -0.6685819210640336), rotation);
+    let (rot, pos) = (rot_of(&pose), pose.translation.vector);
+    assert!(brute_force(&a, &b, &rot, &pos).is_empty());
+    let (oa, aa, sa) = trees(&a);
+    let (ob, ab, sb) = trees(&b);
+    assert!(contacts_relative(&oa, &ob, &rot, &pos).contacts.is_empty());
+    assert!(contacts_relative(&aa, &ab, &rot, &pos).contacts.is_empty());
+    assert!(contacts_relative(&sa, &sb, &rot, &pos).contacts.is_empty());
+}
