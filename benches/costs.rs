@@ -1,0 +1,81 @@
+//! C_v and C_p of the paper's cost equation (1), `T = N_v·C_v + N_p·C_p`, measured with
+//! criterion on the box pairs and triangle pairs that real queries test (teapot vs teapot over
+//! the first 50 random poses).
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use obbtree::bv::BoundingVolume;
+use obbtree::math::transform_point;
+use obbtree::pose::read_poses;
+use obbtree::prelude::*;
+use obbtree::query::triangles_intersect;
+use std::hint::black_box;
+use std::path::PathBuf;
+
+type Pair = (usize, usize, usize); // (pose, node of A, node of B)
+
+/// The (node, node) pairs a traversal with RAPID's descend rule tests, and the leaf pairs.
+fn tested_pairs(a: &Bvh<Obb>, b: &Bvh<Obb>, poses: &[(Matrix3, Vector)]) -> (Vec<Pair>, Vec<Pair>) {
+    let (mut boxes, mut leaves) = (Vec::new(), Vec::new());
+    for (k, (rot, pos)) in poses.iter().enumerate() {
+        let q = Obb::prepare(rot, pos, &OverlapOptions::default());
+        let mut stack = vec![(0usize, 0usize)];
+        while let Some((i, j)) = stack.pop() {
+            boxes.push((k, i, j));
+            let (na, nb) = (&a.nodes()[i], &b.nodes()[j]);
+            if !Obb::overlaps(&q, &na.bv, &Obb::place(&q, &nb.bv)) {
+                continue;
+            }
+            match (na.children(), nb.children()) {
+                (None, None) => leaves.push((k, na.triangle().unwrap() as usize, nb.triangle().unwrap() as usize)),
+                (Some((l, r)), Some(_)) if na.bv.size() >= nb.bv.size() => stack.extend([(l, j), (r, j)]),
+                (Some((l, r)), None) => stack.extend([(l, j), (r, j)]),
+                (_, Some((l, r))) => stack.extend([(i, l), (i, r)]),
+            }
+        }
+    }
+    (boxes, leaves)
+}
+
+fn costs(c: &mut Criterion) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mesh = load_obj(dir.join("teapot.obj")).unwrap();
+    let a = Bvh::<Obb>::build(mesh.clone(), &BuildOptions::default());
+    let b = Bvh::<Obb>::build(mesh.clone(), &BuildOptions::default());
+    let poses: Vec<(Matrix3, Vector)> = read_poses(dir.join("teapot_random.txt"))
+        .unwrap()
+        .iter()
+        .take(50)
+        .map(|p| (p.pose_ab.rotation.to_rotation_matrix().into_inner(), p.pose_ab.translation.vector))
+        .collect();
+    let (boxes, leaves) = tested_pairs(&a, &b, &poses);
+    let queries: Vec<_> = poses.iter().map(|(r, t)| Obb::prepare(r, t, &OverlapOptions::default())).collect();
+
+    let mut g = c.benchmark_group("cost");
+    g.throughput(Throughput::Elements(boxes.len() as u64));
+    g.bench_function("C_v: OBB place + SAT, per box test", |bench| {
+        bench.iter(|| {
+            let mut n = 0usize;
+            for &(k, i, j) in &boxes {
+                let q = &queries[k];
+                n += Obb::overlaps(q, &a.nodes()[i].bv, &Obb::place(q, &b.nodes()[j].bv)) as usize;
+            }
+            black_box(n)
+        })
+    });
+    g.throughput(Throughput::Elements(leaves.len() as u64));
+    g.bench_function("C_p: transform B's triangle + triangle test, per tri test", |bench| {
+        bench.iter(|| {
+            let mut n = 0usize;
+            for &(k, ta, tb) in &leaves {
+                let (rot, pos) = &poses[k];
+                let q = mesh.triangle(tb).map(|x| transform_point(rot, pos, &x));
+                n += triangles_intersect(&mesh.triangle(ta), &q) as usize;
+            }
+            black_box(n)
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, costs);
+criterion_main!(benches);
