@@ -136,8 +136,12 @@ pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
     fn place(query: &Self::Query, b: &Self) -> Self::Placed;
     /// `false` only if `a` (A's frame) and the placed `b` are disjoint.
     fn overlaps(query: &Self::Query, a: &Self, b: &Self::Placed) -> bool;
-    /// A size used by the descend rule: the larger volume is split first.
+    /// A size used by the descend rule: the larger volume is split first. Boxes use their
+    /// surface area (flat leaf boxes included), spheres their radius.
     fn size(&self) -> f32;
+    /// Whether the stored numbers describe a valid volume (finite; for an OBB, axes orthonormal
+    /// to within 1e-6, which the separating axis test's soundness relies on).
+    fn well_formed(&self) -> bool;
     /// Whether `p` (same frame) lies in the stored volume, evaluated on the stored numbers.
     fn contains(&self, p: &Point) -> bool;
     /// A volume bounding one triangle, keeping the orientation of `old` where it has one (refit).

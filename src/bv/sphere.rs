@@ -79,6 +79,10 @@ impl BoundingVolume for Sphere {
         self.radius
     }
 
+    fn well_formed(&self) -> bool {
+        self.center.iter().all(|x| x.is_finite()) && self.radius.is_finite() && self.radius >= 0.0
+    }
+
     fn contains(&self, p: &Point) -> bool {
         (p.coords - v3(&self.center)).norm() <= self.radius as Real
     }

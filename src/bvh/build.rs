@@ -189,18 +189,15 @@ fn partition<B>(mesh: &TriMesh, tris: &mut [u32], fitted: &Fitted<B>, rule: Spli
     half
 }
 
-/// Stable-enough in-place partition: moves the triangles for which `left` holds to the front,
-/// keeping both sides in their original relative order (so builds are deterministic).
+/// In-place partition: moves the triangles for which `left` holds to the front and returns how
+/// many there are (deterministic, so builds are reproducible).
 fn partition_by(tris: &mut [u32], left: impl Fn(u32) -> bool) -> usize {
-    let mut l: Vec<u32> = Vec::with_capacity(tris.len());
-    let mut r: Vec<u32> = Vec::with_capacity(tris.len());
-    for &t in tris.iter() {
-        if left(t) { l.push(t) } else { r.push(t) }
-    }
-    let k = l.len();
-    if k > 0 && k < tris.len() {
-        tris[..k].copy_from_slice(&l);
-        tris[k..].copy_from_slice(&r);
+    let mut k = 0;
+    for i in 0..tris.len() {
+        if left(tris[i]) {
+            tris.swap(i, k);
+            k += 1;
+        }
     }
     k
 }

@@ -81,6 +81,12 @@ pub enum BvhError {
         /// In how many leaves it appears.
         count: usize,
     },
+    /// A node's volume is malformed (non-finite, or an OBB whose axes are not orthonormal).
+    #[error("node {node}: malformed volume")]
+    Malformed {
+        /// The node.
+        node: usize,
+    },
     /// A node does not contain a vertex of one of its triangles.
     #[error("node {node} does not contain vertex {vertex} of triangle {triangle}")]
     NotBounding {
@@ -212,7 +218,7 @@ impl<B: BoundingVolume> Bvh<B> {
     }
 
     /// Checks the invariants: `2n − 1` nodes, children after parents and in range, every
-    /// triangle in exactly one leaf, and every node containing every vertex of every triangle
+    /// triangle in exactly one leaf, every volume well formed, and every node containing every vertex of every triangle
     /// below it (evaluated on the stored single-precision numbers).
     ///
     /// # Errors
@@ -256,6 +262,9 @@ impl<B: BoundingVolume> Bvh<B> {
             return Err(BvhError::BadLeaves { triangle: t, count });
         }
         for (i, node) in self.nodes.iter().enumerate() {
+            if !node.bv.well_formed() {
+                return Err(BvhError::Malformed { node: i });
+            }
             let (s, e) = range[i];
             for &t in &order[s..e] {
                 for &v in &self.mesh.triangles()[t as usize] {

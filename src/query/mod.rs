@@ -6,7 +6,7 @@ mod traverse;
 mod tri_tri;
 
 pub use traverse::{collide, collide_into, collide_relative};
-pub use tri_tri::triangles_intersect;
+pub use tri_tri::{has_area, triangles_intersect};
 
 use crate::bv::OverlapOptions;
 use crate::math::{transform_point, Isometry, Matrix3, Vector};

@@ -53,8 +53,9 @@ pub fn collide_into<B: BoundingVolume>(
 
 /// The query in A's frame: B placed by `x_a = rot_ab · x_b + pos_ab`.
 ///
-/// Descend rule (RAPID's): from an overlapping pair, split B if A is a leaf or if B is not a
-/// leaf and B's volume is larger ([`BoundingVolume::size`]); otherwise split A. Each child pair
+/// Descend rule (RAPID's, with surface area as the size): from an overlapping pair, split B if A
+/// is a leaf or if B is not a leaf and B's volume is larger ([`BoundingVolume::size`]);
+/// otherwise split A. Each child pair
 /// is one volume test (N_v); each pair of leaves whose volumes overlap is one triangle test
 /// (N_p). B's volumes are placed in A's frame once per visited node and reused for all tests
 /// against it; AABB and sphere trees share the relative rotation for the whole query

@@ -48,7 +48,7 @@ const SLIVER: Real = 16.0;
 /// triangle whose cross product is rounding noise rather than exactly zero ("sliver") has no
 /// meaningful plane; it is tested as the segment it is.
 #[inline(always)]
-fn has_area(t: &[Point; 3]) -> bool {
+pub fn has_area(t: &[Point; 3]) -> bool {
     let e1 = t[1] - t[0];
     let e2 = t[2] - t[0];
     let n = e1.cross(&e2);
