@@ -3,7 +3,7 @@
 use super::fit::{covariance_of_hull, covariance_of_points, covariance_of_triangles, principal_axes};
 use super::{store_box, v3, BoundingVolume, BvKind, Fitted, Group, OverlapOptions, SatMode};
 use crate::math::{Matrix3, Point, Real, Vector};
-use crate::query::sat::separated;
+use crate::query::sat::obb_separated;
 
 /// An oriented bounding box, stored in single precision (60 bytes; a tree node is one 64-byte
 /// cache line).
@@ -157,8 +157,8 @@ fn hull_covariance(points: &[Point], origin: &Point) -> Option<Matrix3> {
 /// B's box expressed in A's frame.
 #[derive(Clone, Copy, Debug)]
 pub struct PlacedObb {
-    axes: [Vector; 3],
-    center: Vector,
+    axes: [[Real; 3]; 3],
+    center: [Real; 3],
     half: [Real; 3],
 }
 
@@ -198,27 +198,32 @@ impl BoundingVolume for Obb {
 
     #[inline(always)]
     fn place(q: &ObbQuery, b: &Obb) -> PlacedObb {
-        let [b0, b1, b2] = b.axes();
+        let m = &q.rot_ab;
+        let rot = |v: &[f32; 3]| {
+            let (x, y, z) = (v[0] as Real, v[1] as Real, v[2] as Real);
+            [
+                m[(0, 0)] * x + m[(0, 1)] * y + m[(0, 2)] * z,
+                m[(1, 0)] * x + m[(1, 1)] * y + m[(1, 2)] * z,
+                m[(2, 0)] * x + m[(2, 1)] * y + m[(2, 2)] * z,
+            ]
+        };
+        let c = rot(&b.center);
         PlacedObb {
-            axes: [q.rot_ab * b0, q.rot_ab * b1, q.rot_ab * b2],
-            center: q.rot_ab * v3(&b.center) + q.pos_ab,
+            axes: [rot(&b.axes[0]), rot(&b.axes[1]), rot(&b.axes[2])],
+            center: [c[0] + q.pos_ab.x, c[1] + q.pos_ab.y, c[2] + q.pos_ab.z],
             half: b.half.map(|h| h as Real),
         }
     }
 
     #[inline(always)]
     fn overlaps(q: &ObbQuery, a: &Obb, b: &PlacedObb) -> bool {
-        let [a0, a1, a2] = a.axes();
-        let d = b.center - v3(&a.center);
-        let t = [a0.dot(&d), a1.dot(&d), a2.dot(&d)];
-        let r = [
-            [a0.dot(&b.axes[0]), a0.dot(&b.axes[1]), a0.dot(&b.axes[2])],
-            [a1.dot(&b.axes[0]), a1.dot(&b.axes[1]), a1.dot(&b.axes[2])],
-            [a2.dot(&b.axes[0]), a2.dot(&b.axes[1]), a2.dot(&b.axes[2])],
+        let a_axes = a.axes.map(|v| v.map(|x| x as Real));
+        let d = [
+            b.center[0] - a.center[0] as Real,
+            b.center[1] - a.center[1] as Real,
+            b.center[2] - a.center[2] as Real,
         ];
-        let e = q.epsilon;
-        let rabs = r.map(|row| row.map(|x| x.abs() + e));
-        !separated(&a.half.map(|h| h as Real), &b.half, &r, &rabs, &t, q.lite)
+        !obb_separated(&a.half.map(|h| h as Real), &b.half, &a_axes, &b.axes, &d, q.epsilon, q.lite)
     }
 
     #[inline(always)]
