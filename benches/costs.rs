@@ -2,7 +2,7 @@
 //! criterion on the box pairs and triangle pairs that real queries test (teapot vs teapot over
 //! the first 50 random poses).
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use obbtree::bv::BoundingVolume;
 use obbtree::math::transform_point;
 use obbtree::pose::read_poses;
@@ -26,8 +26,14 @@ fn tested_pairs(a: &Bvh<Obb>, b: &Bvh<Obb>, poses: &[(Matrix3, Vector)]) -> (Vec
                 continue;
             }
             match (na.children(), nb.children()) {
-                (None, None) => leaves.push((k, na.triangle().unwrap() as usize, nb.triangle().unwrap() as usize)),
-                (Some((l, r)), Some(_)) if na.bv.size() >= nb.bv.size() => stack.extend([(l, j), (r, j)]),
+                (None, None) => leaves.push((
+                    k,
+                    na.triangle().unwrap() as usize,
+                    nb.triangle().unwrap() as usize,
+                )),
+                (Some((l, r)), Some(_)) if na.bv.size() >= nb.bv.size() => {
+                    stack.extend([(l, j), (r, j)])
+                }
                 (Some((l, r)), None) => stack.extend([(l, j), (r, j)]),
                 (_, Some((l, r))) => stack.extend([(i, l), (i, r)]),
             }
@@ -45,10 +51,18 @@ fn costs(c: &mut Criterion) {
         .unwrap()
         .iter()
         .take(50)
-        .map(|p| (p.pose_ab.rotation.to_rotation_matrix().into_inner(), p.pose_ab.translation.vector))
+        .map(|p| {
+            (
+                p.pose_ab.rotation.to_rotation_matrix().into_inner(),
+                p.pose_ab.translation.vector,
+            )
+        })
         .collect();
     let (boxes, leaves) = tested_pairs(&a, &b, &poses);
-    let queries: Vec<_> = poses.iter().map(|(r, t)| Obb::prepare(r, t, &OverlapOptions::default())).collect();
+    let queries: Vec<_> = poses
+        .iter()
+        .map(|(r, t)| Obb::prepare(r, t, &OverlapOptions::default()))
+        .collect();
 
     let mut g = c.benchmark_group("cost");
     g.throughput(Throughput::Elements(boxes.len() as u64));
@@ -63,17 +77,20 @@ fn costs(c: &mut Criterion) {
         })
     });
     g.throughput(Throughput::Elements(leaves.len() as u64));
-    g.bench_function("C_p: transform B's triangle + triangle test, per tri test", |bench| {
-        bench.iter(|| {
-            let mut n = 0usize;
-            for &(k, ta, tb) in &leaves {
-                let (rot, pos) = &poses[k];
-                let q = mesh.triangle(tb).map(|x| transform_point(rot, pos, &x));
-                n += triangles_intersect(&mesh.triangle(ta), &q) as usize;
-            }
-            black_box(n)
-        })
-    });
+    g.bench_function(
+        "C_p: transform B's triangle + triangle test, per tri test",
+        |bench| {
+            bench.iter(|| {
+                let mut n = 0usize;
+                for &(k, ta, tb) in &leaves {
+                    let (rot, pos) = &poses[k];
+                    let q = mesh.triangle(tb).map(|x| transform_point(rot, pos, &x));
+                    n += triangles_intersect(&mesh.triangle(ta), &q) as usize;
+                }
+                black_box(n)
+            })
+        },
+    );
     g.finish();
 }
 

@@ -14,7 +14,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
 }
 
 /// RAPID 2.01 (-O2) on this kind of machine, µs per query (mean, median).
@@ -29,14 +31,21 @@ fn rapid(case: &str, first: bool) -> Option<(f64, f64)> {
 }
 
 fn to_parry(m: &TriMesh) -> PTriMesh {
-    let v = m.vertices().iter().map(|p| PVec::new(p.x, p.y, p.z)).collect();
+    let v = m
+        .vertices()
+        .iter()
+        .map(|p| PVec::new(p.x, p.y, p.z))
+        .collect();
     PTriMesh::new(v, m.triangles().to_vec()).expect("valid mesh")
 }
 
 fn parry_pose(iso: &Isometry) -> PPose {
     let q = iso.rotation.quaternion();
     let t = iso.translation.vector;
-    PPose::from_parts(PVec::new(t.x, t.y, t.z), PRot::from_xyzw(q.i, q.j, q.k, q.w))
+    PPose::from_parts(
+        PVec::new(t.x, t.y, t.z),
+        PRot::from_xyzw(q.i, q.j, q.k, q.w),
+    )
 }
 
 /// All intersecting triangle pairs with parry: A's BVH leaves against B's bounding box, then
@@ -50,7 +59,9 @@ fn parry_all(a: &PTriMesh, b: &PTriMesh, pose_ab: &PPose, out: &mut Vec<(u32, u3
         let ta_in_b = ta.compute_aabb(&pose_ba);
         for ib in b.bvh().intersect_aabb(&ta_in_b) {
             let tb = b.triangle(ib);
-            if parry3d_f64::query::intersection_test(pose_ab, &tb, &PPose::IDENTITY, &ta).map_or(false, |r| r.intersecting) {
+            if parry3d_f64::query::intersection_test(pose_ab, &tb, &PPose::IDENTITY, &ta)
+                .map_or(false, |r| r.intersecting)
+            {
                 out.push((ia, ib));
             }
         }
@@ -66,7 +77,9 @@ fn stats(mut v: Vec<f64>) -> (f64, f64) {
 fn main() {
     let quick = std::env::args().any(|a| a == "quick");
     let rounds = if quick { 1 } else { 5 };
-    println!("obbtree vs parry3d-f64 0.31 vs RAPID 2.01; µs per query, mean / median (best of {rounds} rounds per pose)\n");
+    println!(
+        "obbtree vs parry3d-f64 0.31 vs RAPID 2.01; µs per query, mean / median (best of {rounds} rounds per pose)\n"
+    );
 
     // Build times (bunny, 69,451 triangles).
     let bunny = load_obj(data("stanford-bunny.obj")).unwrap();
@@ -79,20 +92,47 @@ fn main() {
             })
             .fold(f64::INFINITY, f64::min)
     };
-    let obb_par = time(&|| drop(black_box(Bvh::<Obb>::build(bunny.clone(), &BuildOptions::default()))));
-    let obb_ser = time(&|| drop(black_box(Bvh::<Obb>::build(bunny.clone(), &BuildOptions { parallel: false, ..Default::default() }))));
-    let aabb = time(&|| drop(black_box(Bvh::<Aabb>::build(bunny.clone(), &BuildOptions::van_den_bergen()))));
+    let obb_par = time(&|| {
+        drop(black_box(Bvh::<Obb>::build(
+            bunny.clone(),
+            &BuildOptions::default(),
+        )))
+    });
+    let obb_ser = time(&|| {
+        drop(black_box(Bvh::<Obb>::build(
+            bunny.clone(),
+            &BuildOptions {
+                parallel: false,
+                ..Default::default()
+            },
+        )))
+    });
+    let aabb = time(&|| {
+        drop(black_box(Bvh::<Aabb>::build(
+            bunny.clone(),
+            &BuildOptions::van_den_bergen(),
+        )))
+    });
     let parry_build = time(&|| drop(black_box(to_parry(&bunny))));
     let t = Bvh::<Obb>::build(bunny.clone(), &BuildOptions::default());
     println!("| build, bunny (69,451 tris) | ms | bytes/triangle |");
     println!("|---|---|---|");
-    println!("| obbtree OBB tree, 2 threads (hull included) | {obb_par:.1} | {:.0} (+ mesh {:.0}) |", t.bytes_per_triangle(), bunny.memory_bytes() as f64 / 69451.0);
+    println!(
+        "| obbtree OBB tree, 2 threads (hull included) | {obb_par:.1} | {:.0} (+ mesh {:.0}) |",
+        t.bytes_per_triangle(),
+        bunny.memory_bytes() as f64 / 69451.0
+    );
     println!("| obbtree OBB tree, 1 thread (hull included) | {obb_ser:.1} | |");
-    println!("| obbtree AABB tree (van den Bergen) | {aabb:.1} | {:.0} |", Bvh::<Aabb>::build(bunny.clone(), &BuildOptions::van_den_bergen()).bytes_per_triangle());
+    println!(
+        "| obbtree AABB tree (van den Bergen) | {aabb:.1} | {:.0} |",
+        Bvh::<Aabb>::build(bunny.clone(), &BuildOptions::van_den_bergen()).bytes_per_triangle()
+    );
     println!("| parry3d TriMesh (its BVH) | {parry_build:.1} | |");
     println!("| RAPID 2.01 | 82 | 412 |\n");
 
-    println!("| case | mode | obbtree OBB | parry3d | RAPID | vs RAPID (mean, median) | vs parry (mean, median) | N_v/query | N_p/query | contacts |");
+    println!(
+        "| case | mode | obbtree OBB | parry3d | RAPID | vs RAPID (mean, median) | vs parry (mean, median) | N_v/query | N_p/query | contacts |"
+    );
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for (model, poses_file, label) in [
         ("teapot.obj", "teapot_random.txt", "teapot random"),
@@ -107,7 +147,11 @@ fn main() {
         let pb = to_parry(&mesh);
         let poses = read_poses(data(poses_file)).unwrap();
         for first in [false, true] {
-            let options = if first { QueryOptions::first_contact() } else { QueryOptions::default() };
+            let options = if first {
+                QueryOptions::first_contact()
+            } else {
+                QueryOptions::default()
+            };
             let n = poses.len();
             let (mut ours, mut theirs) = (vec![f64::INFINITY; n], vec![f64::INFINITY; n]);
             let (mut nv, mut np, mut contacts) = (0u64, 0u64, 0usize);
@@ -117,7 +161,14 @@ fn main() {
                 // Interleave the two libraries pose by pose so both see the same machine state.
                 for (i, pose) in poses.iter().enumerate() {
                     let t = Instant::now();
-                    collide_into(&a, &Isometry::identity(), &b, &pose.pose_ab, &options, &mut report);
+                    collide_into(
+                        &a,
+                        &Isometry::identity(),
+                        &b,
+                        &pose.pose_ab,
+                        &options,
+                        &mut report,
+                    );
                     ours[i] = ours[i].min(t.elapsed().as_secs_f64() * 1e6);
                     if round == 0 {
                         nv += report.bv_tests;
@@ -127,17 +178,26 @@ fn main() {
                     let pp = parry_pose(&pose.pose_ab);
                     let t = Instant::now();
                     let hit = if first {
-                        parry3d_f64::query::intersection_test(&PPose::IDENTITY, &pa, &pp, &pb).map_or(false, |r| r.intersecting)
+                        parry3d_f64::query::intersection_test(&PPose::IDENTITY, &pa, &pp, &pb)
+                            .map_or(false, |r| r.intersecting)
                     } else {
                         parry_all(&pa, &pb, &pp, &mut pairs);
                         !pairs.is_empty()
                     };
                     theirs[i] = theirs[i].min(t.elapsed().as_secs_f64() * 1e6);
                     if round == 0 {
-                        assert_eq!(hit, report.colliding(), "{label} pose {i}: parry and obbtree disagree on contact");
+                        assert_eq!(
+                            hit,
+                            report.colliding(),
+                            "{label} pose {i}: parry and obbtree disagree on contact"
+                        );
                         if !first {
                             pairs.sort_unstable();
-                            assert_eq!(pairs, report.sorted_contacts(), "{label} pose {i}: contact sets differ");
+                            assert_eq!(
+                                pairs,
+                                report.sorted_contacts(),
+                                "{label} pose {i}: contact sets differ"
+                            );
                         }
                     }
                 }
@@ -149,7 +209,11 @@ fn main() {
                 "| {label} | {} | {om:.1} / {omed:.1} | {pm:.1} / {pmed:.1} | {} | {} | {:.1}× / {:.1}× | {} | {} | {contacts} |",
                 if first { "first" } else { "all" },
                 r.map_or("–".into(), |(m, d)| format!("{m} / {d}")),
-                r.map_or("–".into(), |(m, d)| format!("{:.2}× / {:.2}×", m / om, d / omed)),
+                r.map_or("–".into(), |(m, d)| format!(
+                    "{:.2}× / {:.2}×",
+                    m / om,
+                    d / omed
+                )),
                 pm / om,
                 pmed / omed,
                 nv / n as u64,

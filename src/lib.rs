@@ -49,6 +49,6 @@ pub mod prelude {
     pub use crate::bv::{Aabb, BoundingVolume, BvKind, Obb, OverlapOptions, SatMode, Sphere};
     pub use crate::bvh::{BuildOptions, Bvh, ObbTree, SplitRule};
     pub use crate::math::{Isometry, Matrix3, Point, Real, Vector};
-    pub use crate::mesh::{load_obj, MeshError, TriMesh};
-    pub use crate::query::{collide, collide_into, CollisionReport, ContactMode, QueryOptions};
+    pub use crate::mesh::{MeshError, TriMesh, load_obj};
+    pub use crate::query::{CollisionReport, ContactMode, QueryOptions, collide, collide_into};
 }

@@ -1,14 +1,18 @@
 //! The `obbtree` command line (DESIGN.md, "The command line").
 
 use clap::{Parser, Subcommand, ValueEnum};
-use obbtree::prelude::*;
 use obbtree::pose::read_poses;
+use obbtree::prelude::*;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 #[derive(Parser)]
-#[command(name = "obbtree", version, about = "Exact mesh–mesh interference detection with OBB, AABB and sphere trees (Gottschalk, Lin, Manocha 1996)")]
+#[command(
+    name = "obbtree",
+    version,
+    about = "Exact mesh–mesh interference detection with OBB, AABB and sphere trees (Gottschalk, Lin, Manocha 1996)"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -100,10 +104,18 @@ fn collide_cmd(args: &CollideArgs) -> Result<(), Box<dyn std::error::Error>> {
         ..BuildOptions::default()
     };
     let options = QueryOptions {
-        mode: if args.first_contact { ContactMode::FirstContact } else { ContactMode::AllContacts },
+        mode: if args.first_contact {
+            ContactMode::FirstContact
+        } else {
+            ContactMode::AllContacts
+        },
         overlap: OverlapOptions {
             epsilon: args.epsilon,
-            sat: if args.sat_lite { SatMode::Lite } else { SatMode::Full },
+            sat: if args.sat_lite {
+                SatMode::Lite
+            } else {
+                SatMode::Full
+            },
         },
     };
     match args.bv {
@@ -133,8 +145,10 @@ fn run<B: BoundingVolume>(
         indicatif::ProgressDrawTarget::stderr(),
     );
     bar.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} poses {elapsed_precise} eta {eta}")
-            .expect("static template"),
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} poses {elapsed_precise} eta {eta}",
+        )
+        .expect("static template"),
     );
     if poses.len() < 200 {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
@@ -161,14 +175,25 @@ fn run<B: BoundingVolume>(
             build_b,
             b.bytes_per_triangle()
         )?;
-        writeln!(out, "{:>6} {:>6} {:>9} {:>8} {:>10} {:>9} {:>10}", "pose", "line", "colliding", "contacts", "box tests", "tri tests", "µs")?;
+        writeln!(
+            out,
+            "{:>6} {:>6} {:>9} {:>8} {:>10} {:>9} {:>10}",
+            "pose", "line", "colliding", "contacts", "box tests", "tri tests", "µs"
+        )?;
     }
     let mut report = CollisionReport::default();
     let mut micros = Vec::with_capacity(poses.len());
     let (mut colliding, mut contacts, mut bv_tests, mut tri_tests) = (0u64, 0u64, 0u64, 0u64);
     for (i, pose) in poses.iter().enumerate() {
         let start = Instant::now();
-        collide_into(&a, &Isometry::identity(), &b, &pose.pose_ab, options, &mut report);
+        collide_into(
+            &a,
+            &Isometry::identity(),
+            &b,
+            &pose.pose_ab,
+            options,
+            &mut report,
+        );
         let us = start.elapsed().as_secs_f64() * 1e6;
         micros.push(us);
         colliding += report.colliding() as u64;
@@ -236,5 +261,9 @@ fn run<B: BoundingVolume>(
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     let n = v.len();
-    if n % 2 == 1 { v[n / 2] } else { 0.5 * (v[n / 2 - 1] + v[n / 2]) }
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    }
 }

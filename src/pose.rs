@@ -56,7 +56,10 @@ pub struct Pose {
 /// [`QUATERNION_NORM_TOLERANCE`]), [`PoseError::Empty`].
 pub fn read_poses(path: impl AsRef<Path>) -> Result<Vec<Pose>, PoseError> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|source| PoseError::Io { path: path.into(), source })?;
+    let text = std::fs::read_to_string(path).map_err(|source| PoseError::Io {
+        path: path.into(),
+        source,
+    })?;
     parse_poses(&text, path)
 }
 
@@ -79,14 +82,23 @@ pub fn parse_poses(text: &str, path: &Path) -> Result<Vec<Pose>, PoseError> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let bad = |message: String| PoseError::BadLine { path: path.into(), line: n + 1, message };
+        let bad = |message: String| PoseError::BadLine {
+            path: path.into(),
+            line: n + 1,
+            message,
+        };
         let words: Vec<&str> = line.split_whitespace().collect();
         if words.len() != 7 {
-            return Err(bad(format!("expected 7 numbers (qw qx qy qz tx ty tz), found {}", words.len())));
+            return Err(bad(format!(
+                "expected 7 numbers (qw qx qy qz tx ty tz), found {}",
+                words.len()
+            )));
         }
         let mut v = [0.0f64; 7];
         for (k, w) in words.iter().enumerate() {
-            v[k] = w.parse().map_err(|_| bad(format!("field {} '{w}' is not a number", k + 1)))?;
+            v[k] = w
+                .parse()
+                .map_err(|_| bad(format!("field {} '{w}' is not a number", k + 1)))?;
             if !v[k].is_finite() {
                 return Err(bad(format!("field {} '{w}' is not finite", k + 1)));
             }
@@ -94,10 +106,16 @@ pub fn parse_poses(text: &str, path: &Path) -> Result<Vec<Pose>, PoseError> {
         let q = Quaternion::new(v[0], v[1], v[2], v[3]);
         let norm = q.norm();
         if (norm - 1.0).abs() > QUATERNION_NORM_TOLERANCE {
-            return Err(bad(format!("quaternion ({}, {}, {}, {}) has norm {norm}, not 1", v[0], v[1], v[2], v[3])));
+            return Err(bad(format!(
+                "quaternion ({}, {}, {}, {}) has norm {norm}, not 1",
+                v[0], v[1], v[2], v[3]
+            )));
         }
         let rotation = UnitQuaternion::new_normalize(q);
-        poses.push(Pose { pose_ab: Isometry::from_parts(Translation::new(v[4], v[5], v[6]), rotation), line: n + 1 });
+        poses.push(Pose {
+            pose_ab: Isometry::from_parts(Translation::new(v[4], v[5], v[6]), rotation),
+            line: n + 1,
+        });
     }
     if poses.is_empty() {
         return Err(PoseError::Empty { path: path.into() });

@@ -9,15 +9,30 @@ use std::process::Command;
 
 fn poses_file(n: usize) -> std::path::PathBuf {
     let all = std::fs::read_to_string(data("teapot_random.txt")).unwrap();
-    let lines: Vec<&str> = all.lines().filter(|l| !l.starts_with('#')).take(n).collect();
+    let lines: Vec<&str> = all
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .take(n)
+        .collect();
     let p = std::env::temp_dir().join(format!("obbtree_cli_{}_{n}.txt", std::process::id()));
-    std::fs::write(&p, format!("# first {n} poses of teapot_random\n{}\n", lines.join("\n"))).unwrap();
+    std::fs::write(
+        &p,
+        format!("# first {n} poses of teapot_random\n{}\n", lines.join("\n")),
+    )
+    .unwrap();
     p
 }
 
 fn run(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_obbtree")).args(args).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(env!("CARGO_BIN_EXE_obbtree"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -25,16 +40,37 @@ fn run(args: &[&str]) -> String {
 fn json_lines_match_the_library() {
     let poses = poses_file(60);
     let teapot = data("teapot.obj");
-    for (bv, extra) in [("obb", None), ("aabb", None), ("sphere", None), ("obb", Some("--first-contact"))] {
-        let mut args = vec!["collide", teapot.to_str().unwrap(), teapot.to_str().unwrap(), "--poses", poses.to_str().unwrap(), "--json", "--bv", bv];
+    for (bv, extra) in [
+        ("obb", None),
+        ("aabb", None),
+        ("sphere", None),
+        ("obb", Some("--first-contact")),
+    ] {
+        let mut args = vec![
+            "collide",
+            teapot.to_str().unwrap(),
+            teapot.to_str().unwrap(),
+            "--poses",
+            poses.to_str().unwrap(),
+            "--json",
+            "--bv",
+            bv,
+        ];
         args.extend(extra);
         let stdout = run(&args);
-        let lines: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let lines: Vec<serde_json::Value> = stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
         assert_eq!(lines.len(), 61, "60 poses + summary");
 
         let mesh = load("teapot.obj");
         let t = Bvh::<Obb>::build(mesh, &BuildOptions::default());
-        let opts = if extra.is_some() { QueryOptions::first_contact() } else { QueryOptions::default() };
+        let opts = if extra.is_some() {
+            QueryOptions::first_contact()
+        } else {
+            QueryOptions::default()
+        };
         let (mut contacts, mut colliding, mut bv_tests, mut tri_tests) = (0u64, 0u64, 0u64, 0u64);
         for (i, pose) in read_poses(&poses).unwrap().iter().enumerate() {
             let o = &lines[i];
@@ -42,7 +78,12 @@ fn json_lines_match_the_library() {
             for key in ["colliding", "contacts", "bv_tests", "tri_tests", "micros"] {
                 assert!(o.get(key).is_some(), "pose {i} lacks {key}");
             }
-            let got: Vec<(u32, u32)> = o["contacts"].as_array().unwrap().iter().map(|p| (p[0].as_u64().unwrap() as u32, p[1].as_u64().unwrap() as u32)).collect();
+            let got: Vec<(u32, u32)> = o["contacts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| (p[0].as_u64().unwrap() as u32, p[1].as_u64().unwrap() as u32))
+                .collect();
             let want = collide(&t, &Isometry::identity(), &t, &pose.pose_ab, &opts);
             if extra.is_none() {
                 assert_eq!(got, want.sorted_contacts(), "{bv} pose {i}");
@@ -61,7 +102,9 @@ fn json_lines_match_the_library() {
         assert_eq!(s["contacts"], contacts);
         assert_eq!(s["bv_tests"], bv_tests);
         assert_eq!(s["tri_tests"], tri_tests);
-        assert!(s["mean_micros"].as_f64().unwrap() > 0.0 && s["median_micros"].as_f64().unwrap() > 0.0);
+        assert!(
+            s["mean_micros"].as_f64().unwrap() > 0.0 && s["median_micros"].as_f64().unwrap() > 0.0
+        );
         assert_eq!(s["build_ms"].as_array().unwrap().len(), 2);
     }
 }
@@ -70,7 +113,13 @@ fn json_lines_match_the_library() {
 fn table_without_json() {
     let poses = poses_file(5);
     let teapot = data("teapot.obj");
-    let stdout = run(&["collide", teapot.to_str().unwrap(), teapot.to_str().unwrap(), "--poses", poses.to_str().unwrap()]);
+    let stdout = run(&[
+        "collide",
+        teapot.to_str().unwrap(),
+        teapot.to_str().unwrap(),
+        "--poses",
+        poses.to_str().unwrap(),
+    ]);
     let lines: Vec<&str> = stdout.lines().collect();
     assert!(lines[0].starts_with("A: ") && lines[1].starts_with("B: "));
     assert!(lines[2].contains("box tests") && lines[2].contains("tri tests"));

@@ -18,20 +18,60 @@ fn trees(m: &TriMesh) -> (Bvh<Obb>, Bvh<Aabb>, Bvh<Sphere>) {
 }
 
 /// Every tree type, every split rule and both SAT variants give exactly the brute-force set.
-fn check_all(ma: &TriMesh, mb: &TriMesh, rot: &Matrix3, pos: &Vector) -> Result<Vec<(u32, u32)>, TestCaseError> {
+fn check_all(
+    ma: &TriMesh,
+    mb: &TriMesh,
+    rot: &Matrix3,
+    pos: &Vector,
+) -> Result<Vec<(u32, u32)>, TestCaseError> {
     let truth = brute_force(ma, mb, rot, pos);
     let (oa, aa, sa) = trees(ma);
     let (ob, ab, sb) = trees(mb);
-    prop_assert_eq!(&contacts_relative(&oa, &ob, rot, pos).contacts, &truth, "OBB");
-    prop_assert_eq!(&contacts_relative(&aa, &ab, rot, pos).contacts, &truth, "AABB");
-    prop_assert_eq!(&contacts_relative(&sa, &sb, rot, pos).contacts, &truth, "sphere");
+    prop_assert_eq!(
+        &contacts_relative(&oa, &ob, rot, pos).contacts,
+        &truth,
+        "OBB"
+    );
+    prop_assert_eq!(
+        &contacts_relative(&aa, &ab, rot, pos).contacts,
+        &truth,
+        "AABB"
+    );
+    prop_assert_eq!(
+        &contacts_relative(&sa, &sb, rot, pos).contacts,
+        &truth,
+        "sphere"
+    );
     for split in [SplitRule::Median, SplitRule::BoxMidpoint] {
-        let o1 = Bvh::<Obb>::build(ma.clone(), &BuildOptions { split, parallel: false });
-        let o2 = Bvh::<Obb>::build(mb.clone(), &BuildOptions { split, parallel: false });
+        let o1 = Bvh::<Obb>::build(
+            ma.clone(),
+            &BuildOptions {
+                split,
+                parallel: false,
+            },
+        );
+        let o2 = Bvh::<Obb>::build(
+            mb.clone(),
+            &BuildOptions {
+                split,
+                parallel: false,
+            },
+        );
         o1.validate().unwrap();
-        prop_assert_eq!(&contacts_relative(&o1, &o2, rot, pos).contacts, &truth, "OBB {:?}", split);
+        prop_assert_eq!(
+            &contacts_relative(&o1, &o2, rot, pos).contacts,
+            &truth,
+            "OBB {:?}",
+            split
+        );
     }
-    let lite = QueryOptions { overlap: OverlapOptions { sat: SatMode::Lite, ..Default::default() }, ..Default::default() };
+    let lite = QueryOptions {
+        overlap: OverlapOptions {
+            sat: SatMode::Lite,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
     let mut r = CollisionReport::default();
     collide_relative(&oa, &ob, rot, pos, &lite, &mut r);
     prop_assert_eq!(sorted(r.contacts.clone()), truth.clone(), "OBB, SAT lite");
@@ -84,10 +124,26 @@ proptest! {
 /// A closed box mesh of half size `h` centred at the origin (12 triangles).
 fn box_mesh(h: f64) -> TriMesh {
     let v: Vec<Point> = (0..8)
-        .map(|k| Point::new(if k & 1 == 0 { -h } else { h }, if k & 2 == 0 { -h } else { h }, if k & 4 == 0 { -h } else { h }))
+        .map(|k| {
+            Point::new(
+                if k & 1 == 0 { -h } else { h },
+                if k & 2 == 0 { -h } else { h },
+                if k & 4 == 0 { -h } else { h },
+            )
+        })
         .collect();
-    let quads = [[0, 1, 3, 2], [4, 6, 7, 5], [0, 4, 5, 1], [2, 3, 7, 6], [0, 2, 6, 4], [1, 5, 7, 3]];
-    let t = quads.iter().flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]]).collect();
+    let quads = [
+        [0, 1, 3, 2],
+        [4, 6, 7, 5],
+        [0, 4, 5, 1],
+        [2, 3, 7, 6],
+        [0, 2, 6, 4],
+        [1, 5, 7, 3],
+    ];
+    let t = quads
+        .iter()
+        .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
+        .collect();
     TriMesh::new(v, t, "box").unwrap()
 }
 
@@ -119,10 +175,24 @@ fn counts_follow_the_cost_equation() {
     // N_p ≤ number of leaf pairs; N_v ≥ 1; a far-away pose costs exactly one box test.
     let m = box_mesh(1.0);
     let t = Bvh::<Obb>::build(m, &BuildOptions::default());
-    let far = collide(&t, &Isometry::identity(), &t, &Isometry::translation(100.0, 0.0, 0.0), &QueryOptions::default());
+    let far = collide(
+        &t,
+        &Isometry::identity(),
+        &t,
+        &Isometry::translation(100.0, 0.0, 0.0),
+        &QueryOptions::default(),
+    );
     assert_eq!((far.bv_tests, far.tri_tests, far.contacts.len()), (1, 0, 0));
-    let near = collide(&t, &Isometry::identity(), &t, &Isometry::translation(1.5, 0.3, 0.2), &QueryOptions::default());
-    assert!(near.tri_tests as usize <= 12 * 12 && near.bv_tests >= near.tri_tests && near.colliding());
+    let near = collide(
+        &t,
+        &Isometry::identity(),
+        &t,
+        &Isometry::translation(1.5, 0.3, 0.2),
+        &QueryOptions::default(),
+    );
+    assert!(
+        near.tri_tests as usize <= 12 * 12 && near.bv_tests >= near.tri_tests && near.colliding()
+    );
 }
 
 /// Found by `random_soups_match_brute_force`: B is a collinear triangle (third corner the
@@ -135,21 +205,44 @@ fn regression_collinear_sliver_is_a_segment() {
         vec![
             Point::new(0.0, 0.7324350888502219, 0.0),
             Point::new(-0.17087638332882885, 0.0, 0.0),
-            Point::new(-0.14087023346587932, -0.7490480117220967, -0.7533567161398782),
+            Point::new(
+                -0.14087023346587932,
+                -0.7490480117220967,
+                -0.7533567161398782,
+            ),
         ],
         vec![[0, 1, 2]],
         "a",
     )
     .unwrap();
-    let (p, q) = (Point::new(0.667702892954526, -0.6319510018602577, 0.3031952327757494), Point::new(-0.7451999340092064, -0.5663680152406585, -0.8241734571422047));
-    let b = TriMesh::new(vec![p, q, Point::from((p.coords + q.coords) * 0.5)], vec![[0, 1, 2]], "b").unwrap();
+    let (p, q) = (
+        Point::new(0.667702892954526, -0.6319510018602577, 0.3031952327757494),
+        Point::new(
+            -0.7451999340092064,
+            -0.5663680152406585,
+            -0.8241734571422047,
+        ),
+    );
+    let b = TriMesh::new(
+        vec![p, q, Point::from((p.coords + q.coords) * 0.5)],
+        vec![[0, 1, 2]],
+        "b",
+    )
+    .unwrap();
     let rotation = obbtree::math::UnitQuaternion::new_normalize(obbtree::math::Quaternion::new(
         -0.6256075850832065,
         0.2385186608498703,
         0.07947297344030767,
         -0.7385174638458453,
     ));
-    let pose = Isometry::from_parts(obbtree::math::Translation::new(-0.9416475549617217, -0.3531923231162452, -0.6685819210640336), rotation);
+    let pose = Isometry::from_parts(
+        obbtree::math::Translation::new(
+            -0.9416475549617217,
+            -0.3531923231162452,
+            -0.6685819210640336,
+        ),
+        rotation,
+    );
     let (rot, pos) = (rot_of(&pose), pose.translation.vector);
     assert!(brute_force(&a, &b, &rot, &pos).is_empty());
     let (oa, aa, sa) = trees(&a);

@@ -3,7 +3,7 @@
 
 mod common;
 use common::*;
-use obbtree::pose::{parse_poses, read_poses, PoseError};
+use obbtree::pose::{PoseError, parse_poses, read_poses};
 use obbtree::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -29,7 +29,10 @@ fn broken_obj_names_the_line() {
     let e = load_obj(&p).unwrap_err();
     assert!(matches!(e, MeshError::Parse { .. }), "{e:?}");
     let msg = e.to_string();
-    assert!(msg.contains("broken.obj") && msg.contains("line 3"), "{msg}");
+    assert!(
+        msg.contains("broken.obj") && msg.contains("line 3"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -46,15 +49,30 @@ fn non_finite_coordinate() {
         MeshError::NonFinite { vertex, .. } => assert_eq!(vertex, 1),
         e => panic!("{e:?}"),
     }
-    let e = TriMesh::new(vec![Point::new(0.0, f64::INFINITY, 0.0)], vec![[0, 0, 0]], "inline").unwrap_err();
+    let e = TriMesh::new(
+        vec![Point::new(0.0, f64::INFINITY, 0.0)],
+        vec![[0, 0, 0]],
+        "inline",
+    )
+    .unwrap_err();
     assert!(matches!(e, MeshError::NonFinite { vertex: 0, .. }));
 }
 
 #[test]
 fn index_out_of_range() {
-    let e = TriMesh::new(vec![Point::origin(); 3], vec![[0, 1, 2], [0, 1, 3]], "inline").unwrap_err();
+    let e = TriMesh::new(
+        vec![Point::origin(); 3],
+        vec![[0, 1, 2], [0, 1, 3]],
+        "inline",
+    )
+    .unwrap_err();
     match e {
-        MeshError::IndexOutOfRange { triangle, index, vertex_count, .. } => assert_eq!((triangle, index, vertex_count), (1, 3, 3)),
+        MeshError::IndexOutOfRange {
+            triangle,
+            index,
+            vertex_count,
+            ..
+        } => assert_eq!((triangle, index, vertex_count), (1, 3, 3)),
         e => panic!("{e:?}"),
     }
 }
@@ -63,12 +81,18 @@ fn index_out_of_range() {
 fn no_triangles() {
     let p = temp("empty.obj", "# only vertices\nv 0 0 0\nv 1 0 0\n");
     assert!(matches!(load_obj(&p).unwrap_err(), MeshError::Empty { .. }));
-    assert!(matches!(TriMesh::new(vec![], vec![], "inline").unwrap_err(), MeshError::Empty { .. }));
+    assert!(matches!(
+        TriMesh::new(vec![], vec![], "inline").unwrap_err(),
+        MeshError::Empty { .. }
+    ));
 }
 
 #[test]
 fn degenerate_triangles_are_valid_input() {
-    let p = temp("degenerate.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\nf 1 1 1\nf 1 1 2\n");
+    let p = temp(
+        "degenerate.obj",
+        "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\nf 1 1 1\nf 1 1 2\n",
+    );
     let m = load_obj(&p).unwrap();
     assert_eq!(m.triangle_count(), 3);
     let t = Bvh::<Obb>::build(m, &BuildOptions::default());
@@ -86,19 +110,30 @@ fn bad_pose_lines() {
     ];
     for (text, line, what) in cases {
         match parse_poses(text, path).unwrap_err() {
-            PoseError::BadLine { line: l, message, .. } => {
+            PoseError::BadLine {
+                line: l, message, ..
+            } => {
                 assert_eq!(l, line, "{text:?}");
                 assert!(message.contains(what), "{message}");
             }
             e => panic!("{e:?}"),
         }
     }
-    assert!(matches!(parse_poses("# nothing\n", path).unwrap_err(), PoseError::Empty { .. }));
-    assert!(matches!(read_poses("/nonexistent/poses.txt").unwrap_err(), PoseError::Io { .. }));
+    assert!(matches!(
+        parse_poses("# nothing\n", path).unwrap_err(),
+        PoseError::Empty { .. }
+    ));
+    assert!(matches!(
+        read_poses("/nonexistent/poses.txt").unwrap_err(),
+        PoseError::Io { .. }
+    ));
 }
 
 fn obbtree(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_obbtree")).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_obbtree"))
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -109,10 +144,47 @@ fn cli_reports_errors_and_exits_1() {
     let broken = temp("cli_broken.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 x\n");
     let bad_poses = temp("cli_poses.txt", "1 0 0 0 0 0 0\n1 0 0 0 0 0\n");
     let cases: Vec<(Vec<&str>, Vec<String>)> = vec![
-        (vec!["collide", "/nonexistent.obj", teapot, "--poses", poses.to_str().unwrap()], vec!["/nonexistent.obj".into()]),
-        (vec!["collide", broken.to_str().unwrap(), teapot, "--poses", poses.to_str().unwrap()], vec!["cli_broken.obj".into(), "line 4".into()]),
-        (vec!["collide", teapot, teapot, "--poses", bad_poses.to_str().unwrap()], vec![format!("{}:2", bad_poses.display())]),
-        (vec!["collide", teapot, teapot, "--poses", poses.to_str().unwrap(), "--epsilon=-1"], vec!["--epsilon".into()]),
+        (
+            vec![
+                "collide",
+                "/nonexistent.obj",
+                teapot,
+                "--poses",
+                poses.to_str().unwrap(),
+            ],
+            vec!["/nonexistent.obj".into()],
+        ),
+        (
+            vec![
+                "collide",
+                broken.to_str().unwrap(),
+                teapot,
+                "--poses",
+                poses.to_str().unwrap(),
+            ],
+            vec!["cli_broken.obj".into(), "line 4".into()],
+        ),
+        (
+            vec![
+                "collide",
+                teapot,
+                teapot,
+                "--poses",
+                bad_poses.to_str().unwrap(),
+            ],
+            vec![format!("{}:2", bad_poses.display())],
+        ),
+        (
+            vec![
+                "collide",
+                teapot,
+                teapot,
+                "--poses",
+                poses.to_str().unwrap(),
+                "--epsilon=-1",
+            ],
+            vec!["--epsilon".into()],
+        ),
     ];
     for (args, needles) in cases {
         let out = obbtree(&args);
@@ -120,7 +192,10 @@ fn cli_reports_errors_and_exits_1() {
         assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{stderr}");
         for n in needles {
-            assert!(stderr.contains(&n), "{args:?}: stderr lacks {n:?}: {stderr}");
+            assert!(
+                stderr.contains(&n),
+                "{args:?}: stderr lacks {n:?}: {stderr}"
+            );
         }
     }
 }

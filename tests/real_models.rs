@@ -16,7 +16,12 @@ fn reference(name: &str) -> Vec<Vec<(u32, u32)>> {
     for (n, line) in reader.lines().enumerate() {
         let line = line.unwrap();
         let w: Vec<&str> = line.split_whitespace().collect();
-        assert_eq!(w[0].parse::<usize>().unwrap(), out.len(), "{name}:{}", n + 1);
+        assert_eq!(
+            w[0].parse::<usize>().unwrap(),
+            out.len(),
+            "{name}:{}",
+            n + 1
+        );
         let count: usize = w[2].parse().unwrap();
         let pairs: Vec<(u32, u32)> = w[3..]
             .iter()
@@ -44,11 +49,35 @@ fn check_reference<B: BoundingVolume>(poses: &str, reference_file: &str, build: 
     let mut first = CollisionReport::default();
     let mut total = 0;
     for (i, (pose, want)) in poses.iter().zip(&expected).enumerate() {
-        collide_into(&a, &Isometry::identity(), &b, &pose.pose_ab, &QueryOptions::default(), &mut report);
+        collide_into(
+            &a,
+            &Isometry::identity(),
+            &b,
+            &pose.pose_ab,
+            &QueryOptions::default(),
+            &mut report,
+        );
         report.contacts.sort_unstable();
-        assert_eq!(&report.contacts, want, "{:?} tree, {poses:?} pose {i}", B::KIND, poses = reference_file);
-        collide_into(&a, &Isometry::identity(), &b, &pose.pose_ab, &QueryOptions::first_contact(), &mut first);
-        assert_eq!(first.colliding(), !want.is_empty(), "first contact, pose {i}");
+        assert_eq!(
+            &report.contacts,
+            want,
+            "{:?} tree, {poses:?} pose {i}",
+            B::KIND,
+            poses = reference_file
+        );
+        collide_into(
+            &a,
+            &Isometry::identity(),
+            &b,
+            &pose.pose_ab,
+            &QueryOptions::first_contact(),
+            &mut first,
+        );
+        assert_eq!(
+            first.colliding(),
+            !want.is_empty(),
+            "first contact, pose {i}"
+        );
         total += want.len();
     }
     assert!(total > 100_000, "the reference has many contacts ({total})");
@@ -56,23 +85,42 @@ fn check_reference<B: BoundingVolume>(poses: &str, reference_file: &str, build: 
 
 #[test]
 fn teapot_random_equals_rapid_obb() {
-    check_reference::<Obb>("teapot_random.txt", "teapot_random.contacts.gz", &BuildOptions::default());
+    check_reference::<Obb>(
+        "teapot_random.txt",
+        "teapot_random.contacts.gz",
+        &BuildOptions::default(),
+    );
 }
 
 #[test]
 fn teapot_path_equals_rapid_obb() {
-    check_reference::<Obb>("teapot_path.txt", "teapot_path.contacts.gz", &BuildOptions::default());
+    check_reference::<Obb>(
+        "teapot_path.txt",
+        "teapot_path.contacts.gz",
+        &BuildOptions::default(),
+    );
 }
 
 #[test]
 fn teapot_random_equals_rapid_aabb_and_sphere() {
-    check_reference::<Aabb>("teapot_random.txt", "teapot_random.contacts.gz", &BuildOptions::van_den_bergen());
-    check_reference::<Sphere>("teapot_random.txt", "teapot_random.contacts.gz", &BuildOptions::default());
+    check_reference::<Aabb>(
+        "teapot_random.txt",
+        "teapot_random.contacts.gz",
+        &BuildOptions::van_den_bergen(),
+    );
+    check_reference::<Sphere>(
+        "teapot_random.txt",
+        "teapot_random.contacts.gz",
+        &BuildOptions::default(),
+    );
 }
 
 #[test]
 fn teapot_path_equals_rapid_median_split() {
-    let b = BuildOptions { split: SplitRule::Median, ..BuildOptions::default() };
+    let b = BuildOptions {
+        split: SplitRule::Median,
+        ..BuildOptions::default()
+    };
     check_reference::<Obb>("teapot_path.txt", "teapot_path.contacts.gz", &b);
 }
 
@@ -80,17 +128,42 @@ fn teapot_path_equals_rapid_median_split() {
 #[test]
 fn other_models_equal_brute_force() {
     let cases = [
-        ("spot.obj", "torus.obj", Isometry::new(Vector::new(0.1, 0.0, 0.2), Vector::new(0.3, 1.1, -0.4))),
-        ("spot.obj", "torus.obj", Isometry::new(Vector::new(0.0, 0.3, 0.0), Vector::new(1.4, 0.0, 0.2))),
-        ("f-16.obj", "f-16.obj", Isometry::new(Vector::new(0.3, 0.1, 0.05), Vector::new(0.0, 0.2, 1.3))),
+        (
+            "spot.obj",
+            "torus.obj",
+            Isometry::new(Vector::new(0.1, 0.0, 0.2), Vector::new(0.3, 1.1, -0.4)),
+        ),
+        (
+            "spot.obj",
+            "torus.obj",
+            Isometry::new(Vector::new(0.0, 0.3, 0.0), Vector::new(1.4, 0.0, 0.2)),
+        ),
+        (
+            "f-16.obj",
+            "f-16.obj",
+            Isometry::new(Vector::new(0.3, 0.1, 0.05), Vector::new(0.0, 0.2, 1.3)),
+        ),
     ];
     for (na, nb, pose) in cases {
         let (ma, mb) = (load(na), load(nb));
         let (rot, pos) = (rot_of(&pose), pose.translation.vector);
         let truth = brute_force(&ma, &mb, &rot, &pos);
-        assert!(!truth.is_empty(), "{na} vs {nb}: the fixed pose should make contact");
-        let o = contacts_relative(&Bvh::<Obb>::build(ma.clone(), &BuildOptions::default()), &Bvh::<Obb>::build(mb.clone(), &BuildOptions::default()), &rot, &pos);
-        let a = contacts_relative(&Bvh::<Aabb>::build(ma.clone(), &BuildOptions::van_den_bergen()), &Bvh::<Aabb>::build(mb.clone(), &BuildOptions::van_den_bergen()), &rot, &pos);
+        assert!(
+            !truth.is_empty(),
+            "{na} vs {nb}: the fixed pose should make contact"
+        );
+        let o = contacts_relative(
+            &Bvh::<Obb>::build(ma.clone(), &BuildOptions::default()),
+            &Bvh::<Obb>::build(mb.clone(), &BuildOptions::default()),
+            &rot,
+            &pos,
+        );
+        let a = contacts_relative(
+            &Bvh::<Aabb>::build(ma.clone(), &BuildOptions::van_den_bergen()),
+            &Bvh::<Aabb>::build(mb.clone(), &BuildOptions::van_den_bergen()),
+            &rot,
+            &pos,
+        );
         assert_eq!(o.contacts, truth, "OBB {na} vs {nb}");
         assert_eq!(a.contacts, truth, "AABB {na} vs {nb}");
     }
@@ -103,12 +176,31 @@ fn bunny_trees_are_well_formed() {
     let obb = Bvh::<Obb>::build(bunny.clone(), &BuildOptions::default());
     obb.validate().unwrap();
     assert_eq!(obb.nodes().len(), 2 * 69_451 - 1);
-    assert!(obb.bytes_per_triangle() <= 150.0, "{} bytes per triangle", obb.bytes_per_triangle());
+    assert!(
+        obb.bytes_per_triangle() <= 150.0,
+        "{} bytes per triangle",
+        obb.bytes_per_triangle()
+    );
     // Building on one thread gives the very same tree.
-    let serial = Bvh::<Obb>::build(bunny.clone(), &BuildOptions { parallel: false, ..BuildOptions::default() });
-    assert!(obb.nodes().iter().zip(serial.nodes()).all(|(x, y)| x.bv == y.bv && x.triangle() == y.triangle()));
-    Bvh::<Aabb>::build(bunny.clone(), &BuildOptions::van_den_bergen()).validate().unwrap();
-    Bvh::<Sphere>::build(bunny, &BuildOptions::default()).validate().unwrap();
+    let serial = Bvh::<Obb>::build(
+        bunny.clone(),
+        &BuildOptions {
+            parallel: false,
+            ..BuildOptions::default()
+        },
+    );
+    assert!(
+        obb.nodes()
+            .iter()
+            .zip(serial.nodes())
+            .all(|(x, y)| x.bv == y.bv && x.triangle() == y.triangle())
+    );
+    Bvh::<Aabb>::build(bunny.clone(), &BuildOptions::van_den_bergen())
+        .validate()
+        .unwrap();
+    Bvh::<Sphere>::build(bunny, &BuildOptions::default())
+        .validate()
+        .unwrap();
 }
 
 #[test]

@@ -85,8 +85,14 @@ fn bad_vertices_leave_the_tree_unchanged() {
     let before = t.nodes()[0].bv;
     let mut v = m.vertices().to_vec();
     v[7].y = f64::NAN;
-    assert!(matches!(t.set_vertices(v), Err(MeshError::NonFinite { vertex: 7, .. })));
-    assert!(matches!(t.set_vertices(vec![Point::origin(); 3]), Err(MeshError::IndexOutOfRange { .. })));
+    assert!(matches!(
+        t.set_vertices(v),
+        Err(MeshError::NonFinite { vertex: 7, .. })
+    ));
+    assert!(matches!(
+        t.set_vertices(vec![Point::origin(); 3]),
+        Err(MeshError::IndexOutOfRange { .. })
+    ));
     assert_eq!(t.nodes()[0].bv, before);
     t.validate().unwrap();
 }

@@ -17,7 +17,10 @@ struct BoxF {
 
 impl BoxF {
     fn scaled(&self, s: Real) -> BoxF {
-        BoxF { h: self.h.map(|x| x * s), ..*self }
+        BoxF {
+            h: self.h.map(|x| x * s),
+            ..*self
+        }
     }
     fn corner(&self, k: usize) -> Point {
         let s = |bit: usize| if k & bit == 0 { -1.0 } else { 1.0 };
@@ -35,7 +38,12 @@ impl BoxF {
             let bit = 1 << axis;
             let others: Vec<usize> = [1usize, 2, 4].into_iter().filter(|&b| b != bit).collect();
             for side in [0, bit] {
-                let q = [side, side | others[0], side | others[0] | others[1], side | others[1]];
+                let q = [
+                    side,
+                    side | others[0],
+                    side | others[0] | others[1],
+                    side | others[1],
+                ];
                 let p = q.map(|k| self.corner(k));
                 out.push([p[0], p[1], p[2]]);
                 out.push([p[0], p[2], p[3]]);
@@ -65,7 +73,9 @@ impl BoxF {
 fn boxes_intersect(a: &BoxF, b: &BoxF) -> bool {
     let edge_face = |x: &BoxF, y: &BoxF| {
         let faces = y.faces();
-        x.edges().iter().any(|e| faces.iter().any(|f| triangles_intersect(e, f)))
+        x.edges()
+            .iter()
+            .any(|e| faces.iter().any(|f| triangles_intersect(e, f)))
     };
     edge_face(a, b) || edge_face(b, a) || a.contains(&b.corner(0)) || b.contains(&a.corner(0))
 }
@@ -81,7 +91,9 @@ fn sat_separated(a: &BoxF, b: &BoxF, eps: Real, lite: bool) -> bool {
 
 fn rotation(q: (Real, Real, Real, Real)) -> Matrix3 {
     let q = obbtree::math::Quaternion::new(q.0, q.1, q.2, q.3);
-    obbtree::math::UnitQuaternion::new_normalize(q).to_rotation_matrix().into_inner()
+    obbtree::math::UnitQuaternion::new_normalize(q)
+        .to_rotation_matrix()
+        .into_inner()
 }
 
 fn any_box(near_parallel: bool) -> impl Strategy<Value = BoxF> {
@@ -92,10 +104,16 @@ fn any_box(near_parallel: bool) -> impl Strategy<Value = BoxF> {
         (0.05f64..1.0, 0.05f64..1.0, 0.0f64..1.0),
         -1e-7f64..1e-7,
     )
-        .prop_filter("quaternion", |(_, q, _, _)| q.0.abs() + q.1.abs() + q.2.abs() + q.3.abs() > 0.1)
+        .prop_filter("quaternion", |(_, q, _, _)| {
+            q.0.abs() + q.1.abs() + q.2.abs() + q.3.abs() > 0.1
+        })
         .prop_map(move |(c, q, h, tilt)| BoxF {
             c: Vector::new(c.0, c.1, c.2) * 1.5,
-            rot: if near_parallel { rotation((1.0, tilt, -tilt, 0.5 * tilt)) } else { rotation(q) },
+            rot: if near_parallel {
+                rotation((1.0, tilt, -tilt, 0.5 * tilt))
+            } else {
+                rotation(q)
+            },
             h: [h.0, h.1, h.2],
         })
 }
@@ -130,7 +148,11 @@ proptest! {
 #[test]
 fn touching_boxes_overlap() {
     let id = Matrix3::identity();
-    let a = BoxF { c: Vector::zeros(), rot: id, h: [1.0, 1.0, 1.0] };
+    let a = BoxF {
+        c: Vector::zeros(),
+        rot: id,
+        h: [1.0, 1.0, 1.0],
+    };
     // Face, edge and corner contact, and a tiny gap.
     for (c, touching) in [
         (Vector::new(2.0, 0.0, 0.0), true),
@@ -138,23 +160,94 @@ fn touching_boxes_overlap() {
         (Vector::new(2.0, 2.0, 2.0), true),
         (Vector::new(2.0 + 1e-9, 0.0, 0.0), false),
     ] {
-        let b = BoxF { c, rot: id, h: [1.0, 1.0, 1.0] };
+        let b = BoxF {
+            c,
+            rot: id,
+            h: [1.0, 1.0, 1.0],
+        };
         assert_eq!(boxes_intersect(&a, &b), touching, "oracle at {c:?}");
         assert_eq!(!sat_separated(&a, &b, 0.0, false), touching, "SAT at {c:?}");
     }
     // Edge against edge, crossed at 90° about x: B's edge along y touches A's edge along z.
-    let rz = rotation((std::f64::consts::FRAC_PI_8.cos(), 0.0, 0.0, std::f64::consts::FRAC_PI_8.sin()));
-    let b = BoxF { c: Vector::new(1.0 + std::f64::consts::SQRT_2, 0.0, 0.0), rot: rz, h: [1.0, 1.0, 1.0] };
-    assert!(boxes_intersect(&a.scaled(1.0 + 1e-6), &b.scaled(1.0 + 1e-6)));
-    assert!(!sat_separated(&a.scaled(1.0 + 1e-6), &b.scaled(1.0 + 1e-6), 0.0, false));
+    let rz = rotation((
+        std::f64::consts::FRAC_PI_8.cos(),
+        0.0,
+        0.0,
+        std::f64::consts::FRAC_PI_8.sin(),
+    ));
+    let b = BoxF {
+        c: Vector::new(1.0 + std::f64::consts::SQRT_2, 0.0, 0.0),
+        rot: rz,
+        h: [1.0, 1.0, 1.0],
+    };
+    assert!(boxes_intersect(
+        &a.scaled(1.0 + 1e-6),
+        &b.scaled(1.0 + 1e-6)
+    ));
+    assert!(!sat_separated(
+        &a.scaled(1.0 + 1e-6),
+        &b.scaled(1.0 + 1e-6),
+        0.0,
+        false
+    ));
 }
 
 #[test]
 fn edge_edge_axis_is_needed_and_lite_misses_it() {
     // Two boxes rotated 45° about different axes, placed so only an edge–edge axis separates.
-    let a = BoxF { c: Vector::zeros(), rot: rotation((0.9238795, 0.3826834, 0.0, 0.0)), h: [1.0, 1.0, 1.0] };
-    let b = BoxF { c: Vector::new(0.0, 2.3, 2.3), rot: rotation((0.9238795, 0.0, 0.3826834, 0.0)), h: [1.0, 1.0, 1.0] };
+    let a = BoxF {
+        c: Vector::zeros(),
+        rot: rotation((0.9238795, 0.3826834, 0.0, 0.0)),
+        h: [1.0, 1.0, 1.0],
+    };
+    let b = BoxF {
+        c: Vector::new(0.0, 2.3, 2.3),
+        rot: rotation((0.9238795, 0.0, 0.3826834, 0.0)),
+        h: [1.0, 1.0, 1.0],
+    };
     let truth = boxes_intersect(&a, &b);
     assert_eq!(!sat_separated(&a, &b, 0.0, false), truth);
     assert!(!sat_separated(&a, &b, 0.0, true) || !truth);
+}
+
+/// The test the OBB trees really run (single precision, SIMD, with its rounding slack), through
+/// `Obb::prepare/place/overlaps` on boxes stored conservatively around the oracle's boxes: it
+/// must never separate boxes that intersect, and must separate boxes 1e-4 apart. Placement by a
+/// random pose exercises the frames.
+fn obb_of(b: &BoxF) -> obbtree::bv::Obb {
+    let axes = [
+        b.rot.column(0).into_owned(),
+        b.rot.column(1).into_owned(),
+        b.rot.column(2).into_owned(),
+    ];
+    obbtree::bv::Obb::with_axes(&axes, (0..8).map(|k| b.corner(k)))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn obb_overlap_test_is_sound_and_tight(
+        a in any_box(false),
+        b in any_box(false),
+        np in any_box(true),
+        pose in common::pose(2.0),
+        mix in 0u8..3,
+        lite in any::<bool>(),
+    ) {
+        use obbtree::bv::{BoundingVolume, Obb, OverlapOptions, SatMode};
+        let (a, b) = match mix { 0 => (a, b), 1 => (np, b), _ => (a, np) };
+        // B's box lives in B's frame; the oracle sees it placed in A's frame by `pose`.
+        let rot = common::rot_of(&pose);
+        let pos = pose.translation.vector;
+        let b_in_a = BoxF { c: rot * b.c + pos, rot: rot * b.rot, h: b.h };
+        let q = Obb::prepare(&rot, &pos, &OverlapOptions { epsilon: 1e-6, sat: if lite { SatMode::Lite } else { SatMode::Full } });
+        let overlap = Obb::overlaps(&q, &obb_of(&a), &Obb::place(&q, &obb_of(&b)));
+        if boxes_intersect(&a, &b_in_a) {
+            prop_assert!(overlap, "separated intersecting boxes {:?} {:?}", a, b_in_a);
+        }
+        if !lite && !boxes_intersect(&a.scaled(1.0 + 1e-4), &b_in_a.scaled(1.0 + 1e-4)) {
+            prop_assert!(!overlap, "missed a separation of 1e-4: {:?} {:?}", a, b_in_a);
+        }
+    }
 }

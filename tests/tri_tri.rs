@@ -28,39 +28,99 @@ fn hand_made_cases_match_the_oracle() {
     // (p, q, expected) — each also checked against the oracle so the expectation is not trusted.
     let cases: Vec<([[i64; 3]; 3], [[i64; 3]; 3], bool)> = vec![
         // Crossing in general position.
-        ([[0, 0, 0], [4, 0, 0], [0, 4, 0]], [[1, 1, -1], [1, 1, 1], [2, 1, 1]], true),
+        (
+            [[0, 0, 0], [4, 0, 0], [0, 4, 0]],
+            [[1, 1, -1], [1, 1, 1], [2, 1, 1]],
+            true,
+        ),
         // Parallel planes.
-        ([[0, 0, 0], [4, 0, 0], [0, 4, 0]], [[0, 0, 1], [4, 0, 1], [0, 4, 1]], false),
+        (
+            [[0, 0, 0], [4, 0, 0], [0, 4, 0]],
+            [[0, 0, 1], [4, 0, 1], [0, 4, 1]],
+            false,
+        ),
         // Coplanar, touching at one vertex.
-        ([[0, 0, 0], [2, 0, 0], [0, 2, 0]], [[2, 0, 0], [4, 0, 0], [4, 2, 0]], true),
+        (
+            [[0, 0, 0], [2, 0, 0], [0, 2, 0]],
+            [[2, 0, 0], [4, 0, 0], [4, 2, 0]],
+            true,
+        ),
         // Coplanar, disjoint, separated only along an edge normal.
-        ([[0, 0, 0], [2, 0, 0], [0, 2, 0]], [[2, 2, 0], [4, 2, 0], [2, 4, 0]], false),
+        (
+            [[0, 0, 0], [2, 0, 0], [0, 2, 0]],
+            [[2, 2, 0], [4, 2, 0], [2, 4, 0]],
+            false,
+        ),
         // A segment (repeated corner) piercing a triangle.
-        ([[0, 0, 0], [4, 0, 0], [0, 4, 0]], [[1, 1, -1], [1, 1, 1], [1, 1, 1]], true),
+        (
+            [[0, 0, 0], [4, 0, 0], [0, 4, 0]],
+            [[1, 1, -1], [1, 1, 1], [1, 1, 1]],
+            true,
+        ),
         // A segment lying in the plane, beside the triangle (only the segment's normal separates).
-        ([[0, 0, 0], [4, 0, 0], [0, 4, 0]], [[3, 3, 0], [5, 1, 0], [4, 2, 0]], false),
+        (
+            [[0, 0, 0], [4, 0, 0], [0, 4, 0]],
+            [[3, 3, 0], [5, 1, 0], [4, 2, 0]],
+            false,
+        ),
         // A point on an edge.
-        ([[0, 0, 0], [4, 0, 0], [0, 4, 0]], [[2, 0, 0], [2, 0, 0], [2, 0, 0]], true),
+        (
+            [[0, 0, 0], [4, 0, 0], [0, 4, 0]],
+            [[2, 0, 0], [2, 0, 0], [2, 0, 0]],
+            true,
+        ),
         // Two points, equal and not.
-        ([[1, 1, 1], [1, 1, 1], [1, 1, 1]], [[1, 1, 1], [1, 1, 1], [1, 1, 1]], true),
-        ([[1, 1, 1], [1, 1, 1], [1, 1, 1]], [[1, 1, 2], [1, 1, 2], [1, 1, 2]], false),
+        (
+            [[1, 1, 1], [1, 1, 1], [1, 1, 1]],
+            [[1, 1, 1], [1, 1, 1], [1, 1, 1]],
+            true,
+        ),
+        (
+            [[1, 1, 1], [1, 1, 1], [1, 1, 1]],
+            [[1, 1, 2], [1, 1, 2], [1, 1, 2]],
+            false,
+        ),
         // Collinear segments, overlapping and disjoint.
-        ([[0, 0, 0], [2, 2, 2], [1, 1, 1]], [[2, 2, 2], [3, 3, 3], [3, 3, 3]], true),
-        ([[0, 0, 0], [2, 2, 2], [1, 1, 1]], [[3, 3, 3], [4, 4, 4], [4, 4, 4]], false),
+        (
+            [[0, 0, 0], [2, 2, 2], [1, 1, 1]],
+            [[2, 2, 2], [3, 3, 3], [3, 3, 3]],
+            true,
+        ),
+        (
+            [[0, 0, 0], [2, 2, 2], [1, 1, 1]],
+            [[3, 3, 3], [4, 4, 4], [4, 4, 4]],
+            false,
+        ),
         // Skew segments.
-        ([[0, 0, 0], [2, 0, 0], [2, 0, 0]], [[1, -1, 1], [1, 1, 1], [1, 1, 1]], false),
+        (
+            [[0, 0, 0], [2, 0, 0], [2, 0, 0]],
+            [[1, -1, 1], [1, 1, 1], [1, 1, 1]],
+            false,
+        ),
     ];
     for (p, q, expected) in cases {
         assert_eq!(exact_intersect(&p, &q), expected, "oracle on {p:?} {q:?}");
-        assert_eq!(triangles_intersect(&to_points(&p), &to_points(&q)), expected, "{p:?} {q:?}");
+        assert_eq!(
+            triangles_intersect(&to_points(&p), &to_points(&q)),
+            expected,
+            "{p:?} {q:?}"
+        );
     }
 }
 
 #[test]
 fn touching_after_scaling_stays_touching() {
     // Shared edge at non-integer coordinates that are exact in binary.
-    let p = [Point::new(0.0, 0.0, 0.0), Point::new(0.5, 0.0, 0.0), Point::new(0.0, 0.25, 0.0)];
-    let q = [Point::new(0.0, 0.0, 0.0), Point::new(0.5, 0.0, 0.0), Point::new(0.125, 0.0, 0.75)];
+    let p = [
+        Point::new(0.0, 0.0, 0.0),
+        Point::new(0.5, 0.0, 0.0),
+        Point::new(0.0, 0.25, 0.0),
+    ];
+    let q = [
+        Point::new(0.0, 0.0, 0.0),
+        Point::new(0.5, 0.0, 0.0),
+        Point::new(0.125, 0.0, 0.75),
+    ];
     assert!(triangles_intersect(&p, &q));
     let q_above = q.map(|v| v + obbtree::math::Vector::new(0.0, 0.0, 1e-9));
     assert!(!triangles_intersect(&p, &q_above));

@@ -1,7 +1,7 @@
 //! Axis-aligned bounding boxes in the model's frame (van den Bergen 1998).
 
-use super::{store_box, v3, BoundingVolume, BvKind, Fitted, Group, OverlapOptions, SatMode};
-use crate::math::{f32_up, Matrix3, Point, Real, Vector};
+use super::{BoundingVolume, BvKind, Fitted, Group, OverlapOptions, SatMode, store_box, v3};
+use crate::math::{Matrix3, Point, Real, Vector, f32_up};
 use crate::query::sat::separated;
 
 const IDENTITY: [Vector; 3] = [
@@ -78,7 +78,11 @@ impl BoundingVolume for Aabb {
         let h = bv.half;
         let mut order = [0usize, 1, 2];
         order.sort_by(|&i, &j| h[j].total_cmp(&h[i]));
-        Fitted { bv, split_axes: order.map(|k| IDENTITY[k]), center: bv.center() }
+        Fitted {
+            bv,
+            split_axes: order.map(|k| IDENTITY[k]),
+            center: bv.center(),
+        }
     }
 
     fn prepare(rot_ab: &Matrix3, pos_ab: &Vector, options: &OverlapOptions) -> AabbQuery {
@@ -94,13 +98,23 @@ impl BoundingVolume for Aabb {
 
     #[inline(always)]
     fn place(q: &AabbQuery, b: &Aabb) -> PlacedAabb {
-        PlacedAabb { center: q.rot_ab * v3(&b.center) + q.pos_ab, half: b.half.map(|h| h as Real) }
+        PlacedAabb {
+            center: q.rot_ab * v3(&b.center) + q.pos_ab,
+            half: b.half.map(|h| h as Real),
+        }
     }
 
     #[inline(always)]
     fn overlaps(q: &AabbQuery, a: &Aabb, b: &PlacedAabb) -> bool {
         let d = b.center - v3(&a.center);
-        !separated(&a.half.map(|h| h as Real), &b.half, &q.rot, &q.rot_abs, &[d.x, d.y, d.z], q.lite)
+        !separated(
+            &a.half.map(|h| h as Real),
+            &b.half,
+            &q.rot,
+            &q.rot_abs,
+            &[d.x, d.y, d.z],
+            q.lite,
+        )
     }
 
     #[inline(always)]
@@ -111,7 +125,8 @@ impl BoundingVolume for Aabb {
     }
 
     fn well_formed(&self) -> bool {
-        self.center.iter().chain(&self.half).all(|x| x.is_finite()) && self.half.iter().all(|&h| h >= 0.0)
+        self.center.iter().chain(&self.half).all(|x| x.is_finite())
+            && self.half.iter().all(|&h| h >= 0.0)
     }
 
     fn contains(&self, p: &Point) -> bool {
@@ -134,7 +149,10 @@ impl BoundingVolume for Aabb {
         // The children are already padded: only round outward (no padding per level, so deep
         // trees do not grow with every refit).
         let p = 4.0 * Real::EPSILON * (half_f64.amax() + cs.amax());
-        Aabb { center, half: [half_f64.x, half_f64.y, half_f64.z].map(|h| f32_up(h + p)) }
+        Aabb {
+            center,
+            half: [half_f64.x, half_f64.y, half_f64.z].map(|h| f32_up(h + p)),
+        }
     }
 
     fn as_box(&self) -> (Point, Matrix3, Vector) {

@@ -24,8 +24,9 @@ impl AreaMoments {
         let c = (p + q + r) / 3.0;
         self.area += area;
         self.weighted_centroid += c * area;
-        self.second += (c * c.transpose() * 9.0 + p * p.transpose() + q * q.transpose() + r * r.transpose())
-            * (area / 12.0);
+        self.second +=
+            (c * c.transpose() * 9.0 + p * p.transpose() + q * q.transpose() + r * r.transpose())
+                * (area / 12.0);
     }
 
     fn covariance(&self) -> Option<Matrix3> {
@@ -50,7 +51,10 @@ pub fn covariance_of_hull(triangles: impl Iterator<Item = [Vector; 3]>) -> Optio
 /// The same closed form over a group's own triangles: the fallback for rank-deficient hulls
 /// (§7.1). Coordinates are taken relative to `origin` for accuracy. `None` if every triangle
 /// has zero area.
-pub fn covariance_of_triangles(origin: &Point, triangles: impl Iterator<Item = [Point; 3]>) -> Option<Matrix3> {
+pub fn covariance_of_triangles(
+    origin: &Point,
+    triangles: impl Iterator<Item = [Point; 3]>,
+) -> Option<Matrix3> {
     covariance_of_hull(triangles.map(|t| t.map(|p| p - origin)))
 }
 
@@ -84,13 +88,19 @@ pub fn principal_axes(cov: &Matrix3) -> [Vector; 3] {
     let Some(e0) = e0.try_normalize(1e-12) else {
         return [Vector::x(), Vector::y(), Vector::z()];
     };
-    let e1 = (e1 - e0 * e0.dot(&e1)).try_normalize(1e-12).unwrap_or_else(|| any_orthogonal(&e0));
+    let e1 = (e1 - e0 * e0.dot(&e1))
+        .try_normalize(1e-12)
+        .unwrap_or_else(|| any_orthogonal(&e0));
     let e2 = e0.cross(&e1);
     [e0, e1, e2]
 }
 
 /// A unit vector orthogonal to the unit vector `v`.
 pub(crate) fn any_orthogonal(v: &Vector) -> Vector {
-    let helper = if v.x.abs() < 0.6 { Vector::x() } else { Vector::y() };
+    let helper = if v.x.abs() < 0.6 {
+        Vector::x()
+    } else {
+        Vector::y()
+    };
     v.cross(&helper).normalize()
 }

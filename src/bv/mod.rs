@@ -79,7 +79,10 @@ pub struct OverlapOptions {
 
 impl Default for OverlapOptions {
     fn default() -> Self {
-        Self { epsilon: 1e-6, sat: SatMode::Full }
+        Self {
+            epsilon: 1e-6,
+            sat: SatMode::Full,
+        }
     }
 }
 
@@ -171,7 +174,11 @@ pub(crate) fn store_box(
             hi[k] = hi[k].max(d);
         }
     }
-    let mid = Vector::new((lo[0] + hi[0]) * 0.5, (lo[1] + hi[1]) * 0.5, (lo[2] + hi[2]) * 0.5);
+    let mid = Vector::new(
+        (lo[0] + hi[0]) * 0.5,
+        (lo[1] + hi[1]) * 0.5,
+        (lo[2] + hi[2]) * 0.5,
+    );
     // For orthonormal axes the centre is sum(mid_k axis_k).
     let c = axes[0] * mid[0] + axes[1] * mid[1] + axes[2] * mid[2];
     let c32 = [c.x as f32, c.y as f32, c.z as f32];

@@ -1,9 +1,10 @@
 //! Oriented bounding boxes (Gottschalk et al. 1996, §4–§5).
 
-use super::fit::{covariance_of_hull, covariance_of_points, covariance_of_triangles, principal_axes};
-use super::{store_box, v3, BoundingVolume, BvKind, Fitted, Group, OverlapOptions, SatMode};
+use super::fit::{
+    covariance_of_hull, covariance_of_points, covariance_of_triangles, principal_axes,
+};
+use super::{BoundingVolume, BvKind, Fitted, Group, OverlapOptions, SatMode, store_box, v3};
 use crate::math::{Matrix3, Point, Real, Vector};
-use crate::query::sat::obb_separated;
 
 /// An oriented bounding box, stored in single precision (60 bytes; a tree node is one 64-byte
 /// cache line).
@@ -13,11 +14,13 @@ use crate::query::sat::obb_separated;
 /// single precision. The stored numbers are rounded outward so the box contains what it was
 /// fitted to.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[repr(C)]
+#[repr(C)] // the SIMD test reads the fields as 15 consecutive floats
 pub struct Obb {
-    axes: [[f32; 3]; 3],
-    center: [f32; 3],
+    /// Column-major: `cols[k][i]` is coordinate `k` of axis `i` (so `cols[k]` lines up the three
+    /// axes' `k` components for the SIMD test).
+    cols: [[f32; 3]; 3],
     half: [f32; 3],
+    center: [f32; 3],
 }
 
 impl Obb {
@@ -40,13 +43,19 @@ impl Obb {
         let a2 = [c.x as f32, c.y as f32, c.z as f32];
         let stored = [v3(&a0), v3(&a1), v3(&a2)];
         let (center, half) = store_box(&stored, points);
-        Obb { axes: [a0, a1, a2], center, half }
+        let rows = [a0, a1, a2];
+        Obb {
+            cols: std::array::from_fn(|k| std::array::from_fn(|i| rows[i][k])),
+            half,
+            center,
+        }
     }
 
     /// The three axes in the model frame, as the tests use them.
     #[inline(always)]
     pub fn axes(&self) -> [Vector; 3] {
-        [v3(&self.axes[0]), v3(&self.axes[1]), v3(&self.axes[2])]
+        let c = &self.cols;
+        std::array::from_fn(|i| Vector::new(c[0][i] as Real, c[1][i] as Real, c[2][i] as Real))
     }
 
     /// The centre, model frame.
@@ -73,7 +82,10 @@ impl Obb {
 }
 
 /// The orientation of §4 for a group: hull covariance, or the fallbacks.
-fn fit_axes<I: Iterator<Item = [Point; 3]>>(points: &[Point], triangles: impl Fn() -> I) -> [Vector; 3] {
+fn fit_axes<I: Iterator<Item = [Point; 3]>>(
+    points: &[Point],
+    triangles: impl Fn() -> I,
+) -> [Vector; 3] {
     let origin = match points.first() {
         Some(p) => *p,
         None => return [Vector::x(), Vector::y(), Vector::z()],
@@ -130,7 +142,10 @@ fn hull_covariance(points: &[Point], origin: &Point) -> Option<Matrix3> {
             glam::Vec3A::new(d.x as f32, d.y as f32, d.z as f32)
         })
         .collect();
-    let hull = std::panic::catch_unwind(|| quickhull::ConvexTriangleMesh::try_from_points(&local, None)).ok()?.ok()?;
+    let hull =
+        std::panic::catch_unwind(|| quickhull::ConvexTriangleMesh::try_from_points(&local, None))
+            .ok()?
+            .ok()?;
     let verts = hull.vertices();
     let tris = hull.indices();
     if verts.len() < 4 || tris.len() < 4 {
@@ -154,22 +169,37 @@ fn hull_covariance(points: &[Point], origin: &Point) -> Option<Matrix3> {
     covariance_of_hull(tris.iter().map(|t| [to_v(t[0]), to_v(t[1]), to_v(t[2])]))
 }
 
-/// B's box expressed in A's frame.
+/// B's box expressed in A's frame, laid out for the overlap test: B's axes in A's frame in
+/// single precision, also transposed, the half extents, and the centre in double precision.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(16))]
 pub struct PlacedObb {
-    axes: [[Real; 3]; 3],
+    /// `axes[j]` = axis `j` (lane 3 zero).
+    axes: [[f32; 4]; 3],
+    /// `bt[k][j]` = coordinate `k` of axis `j` (lane 3 zero).
+    bt: [[f32; 4]; 3],
+    /// Half extents (lane 3 zero).
+    half: [f32; 4],
+    sum_half: f32,
     center: [Real; 3],
-    half: [Real; 3],
 }
 
 /// Per-query constants of OBB tests.
 #[derive(Clone, Copy, Debug)]
 pub struct ObbQuery {
     rot_ab: Matrix3,
+    /// The columns of `rot_ab` in single precision (lane 3 zero).
+    rot_cols: [[f32; 4]; 3],
     pos_ab: Vector,
-    epsilon: Real,
+    epsilon: f32,
     lite: bool,
 }
+
+/// Relative rounding slack of the single-precision overlap test: every separating inequality
+/// gets `SLACK · (|d|₁ + Σa + Σb)` added to its right-hand side (`d` the vector between the
+/// centres, `a`, `b` the half extents). The test's own rounding errors are below a tenth of it,
+/// so it only ever errs toward "overlap".
+pub const SLACK: f32 = 4e-6;
 
 impl BoundingVolume for Obb {
     const KIND: BvKind = BvKind::Obb;
@@ -181,7 +211,12 @@ impl BoundingVolume for Obb {
         let axes = match group.triangles {
             [t] => triangle_axes(&group.mesh.triangle(*t as usize))
                 .unwrap_or_else(|| fit_axes(&points, || std::iter::empty())),
-            _ => fit_axes(&points, || group.triangles.iter().map(|&t| group.mesh.triangle(t as usize))),
+            _ => fit_axes(&points, || {
+                group
+                    .triangles
+                    .iter()
+                    .map(|&t| group.mesh.triangle(t as usize))
+            }),
         };
         let bv = Obb::with_axes(&axes, points.iter().copied());
         let mut split_axes = bv.axes().map(|a| a.normalize());
@@ -189,41 +224,79 @@ impl BoundingVolume for Obb {
         let mut order = [0usize, 1, 2];
         order.sort_by(|&i, &j| h[j].total_cmp(&h[i]));
         split_axes = order.map(|k| split_axes[k]);
-        Fitted { bv, split_axes, center: bv.center() }
+        Fitted {
+            bv,
+            split_axes,
+            center: bv.center(),
+        }
     }
 
     fn prepare(rot_ab: &Matrix3, pos_ab: &Vector, options: &OverlapOptions) -> ObbQuery {
-        ObbQuery { rot_ab: *rot_ab, pos_ab: *pos_ab, epsilon: options.epsilon, lite: options.sat == SatMode::Lite }
+        ObbQuery {
+            rot_ab: *rot_ab,
+            rot_cols: std::array::from_fn(|k| {
+                [
+                    rot_ab[(0, k)] as f32,
+                    rot_ab[(1, k)] as f32,
+                    rot_ab[(2, k)] as f32,
+                    0.0,
+                ]
+            }),
+            pos_ab: *pos_ab,
+            // Rounded up: never a smaller margin than asked for.
+            epsilon: crate::math::f32_up(options.epsilon),
+            lite: options.sat == SatMode::Lite,
+        }
     }
 
     #[inline(always)]
     fn place(q: &ObbQuery, b: &Obb) -> PlacedObb {
+        // Axes in single precision (their rounding is far inside the test's slack); the centre
+        // in double precision, as the distance between centres must not carry the absolute
+        // rounding error of large coordinates.
         let m = &q.rot_ab;
-        let rot = |v: &[f32; 3]| {
-            let (x, y, z) = (v[0] as Real, v[1] as Real, v[2] as Real);
-            [
-                m[(0, 0)] * x + m[(0, 1)] * y + m[(0, 2)] * z,
-                m[(1, 0)] * x + m[(1, 1)] * y + m[(1, 2)] * z,
-                m[(2, 0)] * x + m[(2, 1)] * y + m[(2, 2)] * z,
-            ]
-        };
-        let c = rot(&b.center);
+        let (x, y, z) = (
+            b.center[0] as Real,
+            b.center[1] as Real,
+            b.center[2] as Real,
+        );
+        let center = [
+            m[(0, 0)] * x + m[(0, 1)] * y + m[(0, 2)] * z + q.pos_ab.x,
+            m[(1, 0)] * x + m[(1, 1)] * y + m[(1, 2)] * z + q.pos_ab.y,
+            m[(2, 0)] * x + m[(2, 1)] * y + m[(2, 2)] * z + q.pos_ab.z,
+        ];
+        let h = b.half;
+        let (axes, bt) = sat_f32::rotate_axes(&q.rot_cols, &b.cols);
         PlacedObb {
-            axes: [rot(&b.axes[0]), rot(&b.axes[1]), rot(&b.axes[2])],
-            center: [c[0] + q.pos_ab.x, c[1] + q.pos_ab.y, c[2] + q.pos_ab.z],
-            half: b.half.map(|h| h as Real),
+            axes,
+            bt,
+            half: [h[0], h[1], h[2], 0.0],
+            sum_half: h[0] + h[1] + h[2],
+            center,
         }
     }
 
     #[inline(always)]
     fn overlaps(q: &ObbQuery, a: &Obb, b: &PlacedObb) -> bool {
-        let a_axes = a.axes.map(|v| v.map(|x| x as Real));
         let d = [
             b.center[0] - a.center[0] as Real,
             b.center[1] - a.center[1] as Real,
             b.center[2] - a.center[2] as Real,
         ];
-        !obb_separated(&a.half.map(|h| h as Real), &b.half, &a_axes, &b.axes, &d, q.epsilon, q.lite)
+        let slack = SLACK
+            * ((d[0].abs() + d[1].abs() + d[2].abs()) as f32
+                + a.half[0]
+                + a.half[1]
+                + a.half[2]
+                + b.sum_half);
+        !sat_f32::separated(
+            a,
+            b,
+            [d[0] as f32, d[1] as f32, d[2] as f32],
+            q.epsilon,
+            slack,
+            q.lite,
+        )
     }
 
     #[inline(always)]
@@ -235,9 +308,20 @@ impl BoundingVolume for Obb {
 
     fn well_formed(&self) -> bool {
         let a = self.axes();
-        let finite = self.axes.iter().flatten().chain(&self.center).chain(&self.half).all(|x| x.is_finite());
-        let orthonormal = (0..3).all(|i| (0..3).all(|j| (a[i].dot(&a[j]) - if i == j { 1.0 } else { 0.0 }).abs() <= 1e-6));
-        finite && orthonormal && a[0].cross(&a[1]).dot(&a[2]) > 0.0 && self.half.iter().all(|&h| h >= 0.0)
+        let finite = self
+            .cols
+            .iter()
+            .flatten()
+            .chain(&self.center)
+            .chain(&self.half)
+            .all(|x| x.is_finite());
+        let orthonormal = (0..3).all(|i| {
+            (0..3).all(|j| (a[i].dot(&a[j]) - if i == j { 1.0 } else { 0.0 }).abs() <= 1e-6)
+        });
+        finite
+            && orthonormal
+            && a[0].cross(&a[1]).dot(&a[2]) > 0.0
+            && self.half.iter().all(|&h| h >= 0.0)
     }
 
     fn contains(&self, p: &Point) -> bool {
@@ -256,6 +340,254 @@ impl BoundingVolume for Obb {
 
     fn as_box(&self) -> (Point, Matrix3, Vector) {
         let [a0, a1, a2] = self.axes();
-        (self.center(), Matrix3::from_columns(&[a0, a1, a2]), self.half_extents())
+        (
+            self.center(),
+            Matrix3::from_columns(&[a0, a1, a2]),
+            self.half_extents(),
+        )
+    }
+}
+
+/// The separating axis test of Gottschalk et al. 1996, §5, for a box of A against a placed box
+/// of B, in single precision with the [`SLACK`] margin. `d` is B's centre minus A's, in A's
+/// model frame. Returns `true` if an axis separates. Vectors over the three axes of A are
+/// evaluated as SIMD lanes (SSE on x86-64; a scalar loop elsewhere).
+mod sat_f32 {
+    use super::{Obb, PlacedObb};
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(super) fn separated(
+        a: &Obb,
+        b: &PlacedObb,
+        d: [f32; 3],
+        eps: f32,
+        slack: f32,
+        lite: bool,
+    ) -> bool {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE and SSE2 belong to the x86-64 baseline, so these intrinsics are always
+        // available; every 16-byte read lies inside `a` (15 floats) or a `[f32; 4]` of `b`.
+        unsafe {
+            let load4 = |v: &[f32; 4]| _mm_loadu_ps(v.as_ptr());
+            let abs = |v: __m128| _mm_andnot_ps(_mm_set1_ps(-0.0), v);
+            let rot1 = |v: __m128| _mm_shuffle_ps::<0b11_00_10_01>(v, v); // (v1, v2, v0, v3)
+            let rot2 = |v: __m128| _mm_shuffle_ps::<0b11_01_00_10>(v, v); // (v2, v0, v1, v3)
+            let gt3 = |x: __m128, y: __m128| _mm_movemask_ps(_mm_cmpgt_ps(x, y)) & 0b111 != 0;
+            // Four-lane loads from the struct (`#[repr(C)]`: cols, half, centre = 15 floats): the
+            // vector at float k holds floats k..k+4, all inside `a`; lane 3 is never used.
+            let base = a as *const Obb as *const f32;
+            let colx = _mm_loadu_ps(base);
+            let coly = _mm_loadu_ps(base.add(3));
+            let colz = _mm_loadu_ps(base.add(6));
+            let ha = _mm_loadu_ps(base.add(9));
+            let (dx, dy, dz) = (_mm_set1_ps(d[0]), _mm_set1_ps(d[1]), _mm_set1_ps(d[2]));
+            let epsv = _mm_set1_ps(eps);
+            let sl = _mm_set1_ps(slack);
+            let madd = |x: __m128, y: __m128, z: __m128| {
+                _mm_add_ps(
+                    _mm_add_ps(_mm_mul_ps(colx, x), _mm_mul_ps(coly, y)),
+                    _mm_mul_ps(colz, z),
+                )
+            };
+            // T (lanes over A's axes) and the columns of R.
+            let t = madd(dx, dy, dz);
+            let rc: [__m128; 3] = std::array::from_fn(|j| {
+                let bj = load4(&b.axes[j]);
+                madd(
+                    _mm_shuffle_ps::<0x00>(bj, bj),
+                    _mm_shuffle_ps::<0x55>(bj, bj),
+                    _mm_shuffle_ps::<0xAA>(bj, bj),
+                )
+            });
+            let ra = rc.map(|c| _mm_add_ps(abs(c), epsv));
+            let hbv = load4(&b.half);
+            let hb = [
+                _mm_shuffle_ps::<0x00>(hbv, hbv),
+                _mm_shuffle_ps::<0x55>(hbv, hbv),
+                _mm_shuffle_ps::<0xAA>(hbv, hbv),
+            ];
+            // A's face axes: |T_i| > a_i + Σ_j b_j |R_ij|.
+            let rhs = _mm_add_ps(
+                _mm_add_ps(ha, sl),
+                _mm_add_ps(
+                    _mm_add_ps(_mm_mul_ps(hb[0], ra[0]), _mm_mul_ps(hb[1], ra[1])),
+                    _mm_mul_ps(hb[2], ra[2]),
+                ),
+            );
+            if gt3(abs(t), rhs) {
+                return true;
+            }
+            // B's face axes (lanes over B's axes): |B_j · d| > b_j + Σ_i a_i |R_ij|.
+            let bt = b.bt.map(|v| load4(&v));
+            let sb = _mm_add_ps(
+                _mm_add_ps(_mm_mul_ps(bt[0], dx), _mm_mul_ps(bt[1], dy)),
+                _mm_mul_ps(bt[2], dz),
+            );
+            let t0 = _mm_unpacklo_ps(ra[0], ra[1]);
+            let t1 = _mm_unpackhi_ps(ra[0], ra[1]);
+            let t2 = _mm_unpacklo_ps(ra[2], ra[2]);
+            let t3 = _mm_unpackhi_ps(ra[2], ra[2]);
+            let rows = [
+                _mm_movelh_ps(t0, t2),
+                _mm_movehl_ps(t2, t0),
+                _mm_movelh_ps(t1, t3),
+            ];
+            let ha0 = _mm_shuffle_ps::<0x00>(ha, ha);
+            let ha1 = _mm_shuffle_ps::<0x55>(ha, ha);
+            let ha2 = _mm_shuffle_ps::<0xAA>(ha, ha);
+            let rhs = _mm_add_ps(
+                _mm_add_ps(hbv, sl),
+                _mm_add_ps(
+                    _mm_add_ps(_mm_mul_ps(ha0, rows[0]), _mm_mul_ps(ha1, rows[1])),
+                    _mm_mul_ps(ha2, rows[2]),
+                ),
+            );
+            if gt3(abs(sb), rhs) || lite {
+                return gt3(abs(sb), rhs);
+            }
+            // Edge–edge axes A_i × B_j, lanes over i, one vector per j:
+            // |T_i2 R_i1j − T_i1 R_i2j| > a_i1 |R_i2j| + a_i2 |R_i1j| + b_j1 |R_ij2| + b_j2 |R_ij1|.
+            let (t1r, t2r) = (rot1(t), rot2(t));
+            let (ha1r, ha2r) = (rot1(ha), rot2(ha));
+            let mut any = _mm_setzero_ps();
+            for j in 0..3 {
+                let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
+                let (c1, c2) = (rot1(rc[j]), rot2(rc[j]));
+                let lhs = abs(_mm_sub_ps(_mm_mul_ps(t2r, c1), _mm_mul_ps(t1r, c2)));
+                let (a1, a2) = (_mm_add_ps(abs(c1), epsv), _mm_add_ps(abs(c2), epsv));
+                let rhs = _mm_add_ps(
+                    _mm_add_ps(_mm_mul_ps(ha1r, a2), _mm_mul_ps(ha2r, a1)),
+                    _mm_add_ps(
+                        _mm_add_ps(_mm_mul_ps(hb[j1], ra[j2]), _mm_mul_ps(hb[j2], ra[j1])),
+                        sl,
+                    ),
+                );
+                any = _mm_or_ps(any, _mm_cmpgt_ps(lhs, rhs));
+            }
+            _mm_movemask_ps(any) & 0b111 != 0
+        }
+    }
+
+    /// B's axes (columns `cols[k][j]` = coordinate `k` of axis `j`) rotated by the matrix with
+    /// columns `m`: returns the rotated axes and their transpose (lane 3 zero).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(super) fn rotate_axes(
+        m: &[[f32; 4]; 3],
+        cols: &[[f32; 3]; 3],
+    ) -> ([[f32; 4]; 3], [[f32; 4]; 3]) {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE belongs to the x86-64 baseline; reads and writes are of whole `[f32; 4]`.
+        unsafe {
+            let (m0, m1, m2) = (
+                _mm_loadu_ps(m[0].as_ptr()),
+                _mm_loadu_ps(m[1].as_ptr()),
+                _mm_loadu_ps(m[2].as_ptr()),
+            );
+            let v: [__m128; 3] = std::array::from_fn(|j| {
+                _mm_add_ps(
+                    _mm_add_ps(
+                        _mm_mul_ps(m0, _mm_set1_ps(cols[0][j])),
+                        _mm_mul_ps(m1, _mm_set1_ps(cols[1][j])),
+                    ),
+                    _mm_mul_ps(m2, _mm_set1_ps(cols[2][j])),
+                )
+            });
+            let zero = _mm_setzero_ps();
+            let t0 = _mm_unpacklo_ps(v[0], v[1]);
+            let t1 = _mm_unpackhi_ps(v[0], v[1]);
+            let t2 = _mm_unpacklo_ps(v[2], zero);
+            let t3 = _mm_unpackhi_ps(v[2], zero);
+            let rows = [
+                _mm_movelh_ps(t0, t2),
+                _mm_movehl_ps(t2, t0),
+                _mm_movelh_ps(t1, t3),
+            ];
+            let mut axes = [[0.0f32; 4]; 3];
+            let mut bt = [[0.0f32; 4]; 3];
+            for j in 0..3 {
+                _mm_storeu_ps(axes[j].as_mut_ptr(), v[j]);
+                _mm_storeu_ps(bt[j].as_mut_ptr(), rows[j]);
+            }
+            (axes, bt)
+        }
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    #[inline(always)]
+    pub(super) fn rotate_axes(
+        m: &[[f32; 4]; 3],
+        cols: &[[f32; 3]; 3],
+    ) -> ([[f32; 4]; 3], [[f32; 4]; 3]) {
+        let axes: [[f32; 4]; 3] = std::array::from_fn(|j| {
+            let mut a = [0.0f32; 4];
+            for r in 0..3 {
+                a[r] = m[0][r] * cols[0][j] + m[1][r] * cols[1][j] + m[2][r] * cols[2][j];
+            }
+            a
+        });
+        let bt = std::array::from_fn(|k| [axes[0][k], axes[1][k], axes[2][k], 0.0]);
+        (axes, bt)
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    #[inline(always)]
+    pub(super) fn separated(
+        a: &Obb,
+        b: &PlacedObb,
+        d: [f32; 3],
+        eps: f32,
+        slack: f32,
+        lite: bool,
+    ) -> bool {
+        let c = &a.cols;
+        let ha = a.half;
+        let hb = [b.half[0], b.half[1], b.half[2]];
+        let axis = |i: usize| [c[0][i], c[1][i], c[2][i]];
+        let baxis = |j: usize| {
+            [
+                b.splat[3 * j][0],
+                b.splat[3 * j + 1][0],
+                b.splat[3 * j + 2][0],
+            ]
+        };
+        let dot = |u: [f32; 3], v: [f32; 3]| u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+        let r: [[f32; 3]; 3] =
+            std::array::from_fn(|i| std::array::from_fn(|j| dot(axis(i), baxis(j))));
+        let ra = r.map(|row| row.map(|x| x.abs() + eps));
+        let t: [f32; 3] = std::array::from_fn(|i| dot(axis(i), d));
+        for i in 0..3 {
+            if t[i].abs() > ha[i] + hb[0] * ra[i][0] + hb[1] * ra[i][1] + hb[2] * ra[i][2] + slack {
+                return true;
+            }
+        }
+        for j in 0..3 {
+            if dot(baxis(j), d).abs()
+                > hb[j] + ha[0] * ra[0][j] + ha[1] * ra[1][j] + ha[2] * ra[2][j] + slack
+            {
+                return true;
+            }
+        }
+        if lite {
+            return false;
+        }
+        for i in 0..3 {
+            let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
+            for j in 0..3 {
+                let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
+                let s = t[i2] * r[i1][j] - t[i1] * r[i2][j];
+                if s.abs()
+                    > ha[i1] * ra[i2][j]
+                        + ha[i2] * ra[i1][j]
+                        + hb[j1] * ra[i][j2]
+                        + hb[j2] * ra[i][j1]
+                        + slack
+                {
+                    return true;
+                }
+            }
+        }
+        false
     }
 }

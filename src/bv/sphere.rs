@@ -1,7 +1,7 @@
 //! Bounding spheres (the volume of Li & Chen's separation lists).
 
-use super::{pad, v3, Aabb, BoundingVolume, BvKind, Fitted, Group, OverlapOptions};
-use crate::math::{f32_up, Matrix3, Point, Real, Vector};
+use super::{Aabb, BoundingVolume, BvKind, Fitted, Group, OverlapOptions, pad, v3};
+use crate::math::{Matrix3, Point, Real, Vector, f32_up};
 
 /// A bounding sphere in its model's frame, stored in single precision (16 bytes).
 ///
@@ -20,7 +20,10 @@ impl Sphere {
         let c = [center.x as f32, center.y as f32, center.z as f32];
         let cs = v3(&c);
         let r = points.map(|p| (p.coords - cs).norm()).fold(0.0, Real::max);
-        Sphere { center: c, radius: f32_up(r + pad(r, &cs)) }
+        Sphere {
+            center: c,
+            radius: f32_up(r + pad(r, &cs)),
+        }
     }
 
     /// The centre, model frame.
@@ -56,16 +59,26 @@ impl BoundingVolume for Sphere {
     fn fit(group: &Group<'_>) -> Fitted<Sphere> {
         let aabb = Aabb::fit(group);
         let bv = Sphere::around(&aabb.center, group.points());
-        Fitted { bv, split_axes: aabb.split_axes, center: aabb.center }
+        Fitted {
+            bv,
+            split_axes: aabb.split_axes,
+            center: aabb.center,
+        }
     }
 
     fn prepare(rot_ab: &Matrix3, pos_ab: &Vector, _options: &OverlapOptions) -> SphereQuery {
-        SphereQuery { rot_ab: *rot_ab, pos_ab: *pos_ab }
+        SphereQuery {
+            rot_ab: *rot_ab,
+            pos_ab: *pos_ab,
+        }
     }
 
     #[inline(always)]
     fn place(q: &SphereQuery, b: &Sphere) -> PlacedSphere {
-        PlacedSphere { center: q.rot_ab * v3(&b.center) + q.pos_ab, radius: b.radius as Real }
+        PlacedSphere {
+            center: q.rot_ab * v3(&b.center) + q.pos_ab,
+            radius: b.radius as Real,
+        }
     }
 
     #[inline(always)]
@@ -109,10 +122,17 @@ impl BoundingVolume for Sphere {
         let cs = v3(&center);
         // Grow for the rounding of the centre.
         let r = r + (cs - c).norm();
-        Sphere { center, radius: f32_up(r + pad(r, &cs)) }
+        Sphere {
+            center,
+            radius: f32_up(r + pad(r, &cs)),
+        }
     }
 
     fn as_box(&self) -> (Point, Matrix3, Vector) {
-        (self.center(), Matrix3::identity(), Vector::repeat(self.radius as Real))
+        (
+            self.center(),
+            Matrix3::identity(),
+            Vector::repeat(self.radius as Real),
+        )
     }
 }

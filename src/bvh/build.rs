@@ -1,6 +1,6 @@
 //! Top-down construction (Gottschalk et al. 1996, §4; van den Bergen 1998, §2).
 
-use super::{Node, LEAF};
+use super::{LEAF, Node};
 use crate::bv::{BoundingVolume, Fitted, Group};
 use crate::math::{Point, Real, Vector};
 use crate::mesh::TriMesh;
@@ -31,14 +31,20 @@ pub struct BuildOptions {
 
 impl Default for BuildOptions {
     fn default() -> Self {
-        Self { split: SplitRule::Mean, parallel: true }
+        Self {
+            split: SplitRule::Mean,
+            parallel: true,
+        }
     }
 }
 
 impl BuildOptions {
     /// Van den Bergen's AABB-tree rule (split at the box median).
     pub fn van_den_bergen() -> Self {
-        Self { split: SplitRule::BoxMidpoint, ..Self::default() }
+        Self {
+            split: SplitRule::BoxMidpoint,
+            ..Self::default()
+        }
     }
 }
 
@@ -54,7 +60,11 @@ struct Scratch {
 
 impl Scratch {
     fn new(vertex_count: usize) -> Self {
-        Scratch { stamp: vec![0; vertex_count], generation: 0, vertices: Vec::new() }
+        Scratch {
+            stamp: vec![0; vertex_count],
+            generation: 0,
+            vertices: Vec::new(),
+        }
     }
 
     fn gather(&mut self, mesh: &TriMesh, tris: &[u32]) {
@@ -77,14 +87,25 @@ impl Scratch {
     }
 }
 
-pub(super) fn build<B: BoundingVolume>(mesh: &TriMesh, options: &BuildOptions) -> (Vec<Node<B>>, usize) {
+pub(super) fn build<B: BoundingVolume>(
+    mesh: &TriMesh,
+    options: &BuildOptions,
+) -> (Vec<Node<B>>, usize) {
     let n = mesh.triangle_count();
     let mut tris: Vec<u32> = (0..n as u32).collect();
     let mut nodes: Vec<Node<B>> = Vec::with_capacity(2 * n - 1);
     let spare = &mut nodes.spare_capacity_mut()[..2 * n - 1];
     let (root, below) = spare.split_at_mut(1);
     let mut scratch = Scratch::new(mesh.vertices().len());
-    let depth = build_rec::<B>(mesh, &mut tris, &mut root[0], below, 1, &mut scratch, options);
+    let depth = build_rec::<B>(
+        mesh,
+        &mut tris,
+        &mut root[0],
+        below,
+        1,
+        &mut scratch,
+        options,
+    );
     // SAFETY: build_rec initialised all 2n − 1 slots: a subtree of k triangles writes its own
     // slot and the 2k − 2 slots of `below` (a leaf has none; an internal node writes its
     // children's pair and hands each child its own range).
@@ -107,13 +128,23 @@ fn build_rec<B: BoundingVolume>(
 ) -> usize {
     debug_assert_eq!(below.len(), 2 * tris.len() - 2);
     scratch.gather(mesh, tris);
-    let fitted = B::fit(&Group { mesh, triangles: tris, vertices: &scratch.vertices });
+    let fitted = B::fit(&Group {
+        mesh,
+        triangles: tris,
+        vertices: &scratch.vertices,
+    });
     if tris.len() == 1 {
-        me.write(Node { bv: fitted.bv, link: LEAF | tris[0] });
+        me.write(Node {
+            bv: fitted.bv,
+            link: LEAF | tris[0],
+        });
         return 0;
     }
     let k = partition(mesh, tris, &fitted, options.split);
-    me.write(Node { bv: fitted.bv, link: base as u32 });
+    me.write(Node {
+        bv: fitted.bv,
+        link: base as u32,
+    });
     let (pair, rest) = below.split_at_mut(2);
     let (left_me, right_me) = pair.split_at_mut(1);
     let (left_below, right_below) = rest.split_at_mut(2 * k - 2);
@@ -122,12 +153,48 @@ fn build_rec<B: BoundingVolume>(
     let (dl, dr) = if options.parallel && tris_len_ge(left_tris, right_tris, PARALLEL_MIN) {
         let mut other = Scratch::new(mesh.vertices().len());
         rayon::join(
-            || build_rec::<B>(mesh, left_tris, &mut left_me[0], left_below, left_base, scratch, options),
-            || build_rec::<B>(mesh, right_tris, &mut right_me[0], right_below, right_base, &mut other, options),
+            || {
+                build_rec::<B>(
+                    mesh,
+                    left_tris,
+                    &mut left_me[0],
+                    left_below,
+                    left_base,
+                    scratch,
+                    options,
+                )
+            },
+            || {
+                build_rec::<B>(
+                    mesh,
+                    right_tris,
+                    &mut right_me[0],
+                    right_below,
+                    right_base,
+                    &mut other,
+                    options,
+                )
+            },
         )
     } else {
-        let dl = build_rec::<B>(mesh, left_tris, &mut left_me[0], left_below, left_base, scratch, options);
-        let dr = build_rec::<B>(mesh, right_tris, &mut right_me[0], right_below, right_base, scratch, options);
+        let dl = build_rec::<B>(
+            mesh,
+            left_tris,
+            &mut left_me[0],
+            left_below,
+            left_base,
+            scratch,
+            options,
+        );
+        let dr = build_rec::<B>(
+            mesh,
+            right_tris,
+            &mut right_me[0],
+            right_below,
+            right_base,
+            scratch,
+            options,
+        );
         (dl, dr)
     };
     1 + dl.max(dr)
@@ -151,12 +218,18 @@ fn partition<B>(mesh: &TriMesh, tris: &mut [u32], fitted: &Fitted<B>, rule: Spli
             let axis = fitted.split_axes[0];
             let half = n / 2;
             tris.select_nth_unstable_by(half, |&x, &y| {
-                centroid(mesh, x).dot(&axis).total_cmp(&centroid(mesh, y).dot(&axis)).then(x.cmp(&y))
+                centroid(mesh, x)
+                    .dot(&axis)
+                    .total_cmp(&centroid(mesh, y).dot(&axis))
+                    .then(x.cmp(&y))
             });
             return half;
         }
         SplitRule::Mean => {
-            let mean = tris.iter().fold(Vector::zeros(), |s, &t| s + centroid(mesh, t)) / n as Real;
+            let mean = tris
+                .iter()
+                .fold(Vector::zeros(), |s, &t| s + centroid(mesh, t))
+                / n as Real;
             for axis in &fitted.split_axes {
                 let cut = mean.dot(axis);
                 let k = partition_by(tris, |t| centroid(mesh, t).dot(axis) < cut);
@@ -184,7 +257,10 @@ fn partition<B>(mesh: &TriMesh, tris: &mut [u32], fitted: &Fitted<B>, rule: Spli
     let axis = fitted.split_axes[0];
     let half = n / 2;
     tris.select_nth_unstable_by(half, |&x, &y| {
-        centroid(mesh, x).dot(&axis).total_cmp(&centroid(mesh, y).dot(&axis)).then(x.cmp(&y))
+        centroid(mesh, x)
+            .dot(&axis)
+            .total_cmp(&centroid(mesh, y).dot(&axis))
+            .then(x.cmp(&y))
     });
     half
 }

@@ -226,7 +226,10 @@ impl<B: BoundingVolume> Bvh<B> {
     pub fn validate(&self) -> Result<(), BvhError> {
         let n = self.mesh.triangle_count();
         if self.nodes.len() != 2 * n - 1 {
-            return Err(BvhError::NodeCount { nodes: self.nodes.len(), triangles: n });
+            return Err(BvhError::NodeCount {
+                nodes: self.nodes.len(),
+                triangles: n,
+            });
         }
         let mut seen = vec![0usize; n];
         // Triangles under each node, gathered bottom-up as index ranges of `order`.
@@ -238,7 +241,10 @@ impl<B: BoundingVolume> Bvh<B> {
                 None => {
                     let t = (node.link & !LEAF) as usize;
                     if t >= n {
-                        return Err(BvhError::BadLeaves { triangle: t, count: 0 });
+                        return Err(BvhError::BadLeaves {
+                            triangle: t,
+                            count: 0,
+                        });
                     }
                     seen[t] += 1;
                     range[i] = (order.len(), order.len() + 1);
@@ -269,7 +275,11 @@ impl<B: BoundingVolume> Bvh<B> {
             for &t in &order[s..e] {
                 for &v in &self.mesh.triangles()[t as usize] {
                     if !node.bv.contains(&self.mesh.vertices()[v as usize]) {
-                        return Err(BvhError::NotBounding { node: i, triangle: t as usize, vertex: v as usize });
+                        return Err(BvhError::NotBounding {
+                            node: i,
+                            triangle: t as usize,
+                            vertex: v as usize,
+                        });
                     }
                 }
             }

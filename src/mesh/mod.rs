@@ -45,7 +45,9 @@ pub enum MeshError {
         z: Real,
     },
     /// A triangle refers to a vertex that does not exist.
-    #[error("{origin}: triangle {triangle} refers to vertex {index}, but there are only {vertex_count} vertices")]
+    #[error(
+        "{origin}: triangle {triangle} refers to vertex {index}, but there are only {vertex_count} vertices"
+    )]
     IndexOutOfRange {
         /// The file or mesh.
         origin: String,
@@ -113,16 +115,36 @@ impl TriMesh {
     ) -> Result<Self, MeshError> {
         const LIMIT: usize = 1 << 31;
         if vertices.len() >= LIMIT {
-            return Err(MeshError::TooLarge { origin: origin.into(), what: "vertices", count: vertices.len() });
+            return Err(MeshError::TooLarge {
+                origin: origin.into(),
+                what: "vertices",
+                count: vertices.len(),
+            });
         }
         if triangles.len() >= LIMIT {
-            return Err(MeshError::TooLarge { origin: origin.into(), what: "triangles", count: triangles.len() });
+            return Err(MeshError::TooLarge {
+                origin: origin.into(),
+                what: "triangles",
+                count: triangles.len(),
+            });
         }
-        if let Some((i, v)) = vertices.iter().enumerate().find(|(_, v)| !v.iter().all(|c| c.is_finite())) {
-            return Err(MeshError::NonFinite { origin: origin.into(), vertex: i, x: v.x, y: v.y, z: v.z });
+        if let Some((i, v)) = vertices
+            .iter()
+            .enumerate()
+            .find(|(_, v)| !v.iter().all(|c| c.is_finite()))
+        {
+            return Err(MeshError::NonFinite {
+                origin: origin.into(),
+                vertex: i,
+                x: v.x,
+                y: v.y,
+                z: v.z,
+            });
         }
         if triangles.is_empty() {
-            return Err(MeshError::Empty { origin: origin.into() });
+            return Err(MeshError::Empty {
+                origin: origin.into(),
+            });
         }
         for (t, tri) in triangles.iter().enumerate() {
             if let Some(&bad) = tri.iter().find(|&&i| i as usize >= vertices.len()) {
@@ -134,7 +156,10 @@ impl TriMesh {
                 });
             }
         }
-        Ok(Self { vertices, triangles })
+        Ok(Self {
+            vertices,
+            triangles,
+        })
     }
 
     /// The vertex positions, in the model's frame.
@@ -159,7 +184,11 @@ impl TriMesh {
     #[inline(always)]
     pub fn triangle(&self, i: usize) -> [Point; 3] {
         let [a, b, c] = self.triangles[i];
-        [self.vertices[a as usize], self.vertices[b as usize], self.vertices[c as usize]]
+        [
+            self.vertices[a as usize],
+            self.vertices[b as usize],
+            self.vertices[c as usize],
+        ]
     }
 
     /// Moves the vertices (e.g. a deforming model), keeping the triangles. Refit the hierarchy
@@ -169,8 +198,18 @@ impl TriMesh {
     /// [`MeshError::NonFinite`] if a new coordinate is not finite, [`MeshError::IndexOutOfRange`]
     /// if the new vertex list is too short for the triangles; the mesh is then unchanged.
     pub fn set_vertices(&mut self, vertices: Vec<Point>) -> Result<(), MeshError> {
-        if let Some((i, v)) = vertices.iter().enumerate().find(|(_, v)| !v.iter().all(|c| c.is_finite())) {
-            return Err(MeshError::NonFinite { origin: "moved vertices".into(), vertex: i, x: v.x, y: v.y, z: v.z });
+        if let Some((i, v)) = vertices
+            .iter()
+            .enumerate()
+            .find(|(_, v)| !v.iter().all(|c| c.is_finite()))
+        {
+            return Err(MeshError::NonFinite {
+                origin: "moved vertices".into(),
+                vertex: i,
+                x: v.x,
+                y: v.y,
+                z: v.z,
+            });
         }
         for (t, tri) in self.triangles.iter().enumerate() {
             if let Some(&bad) = tri.iter().find(|&&i| i as usize >= vertices.len()) {
@@ -191,7 +230,11 @@ impl TriMesh {
     /// # Errors
     /// [`MeshError::NonFinite`] if `f` produces a non-finite coordinate.
     pub fn map_vertices(&self, f: impl Fn(&Point) -> Point) -> Result<TriMesh, MeshError> {
-        TriMesh::new(self.vertices.iter().map(f).collect(), self.triangles.clone(), "mapped mesh")
+        TriMesh::new(
+            self.vertices.iter().map(f).collect(),
+            self.triangles.clone(),
+            "mapped mesh",
+        )
     }
 
     /// Bytes held by the vertex and index arrays.

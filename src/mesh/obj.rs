@@ -26,7 +26,10 @@ use std::path::Path;
 /// ```
 pub fn load_obj(path: impl AsRef<Path>) -> Result<TriMesh, MeshError> {
     let path = path.as_ref();
-    let text = std::fs::read(path).map_err(|source| MeshError::Io { path: path.to_path_buf(), source })?;
+    let text = std::fs::read(path).map_err(|source| MeshError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let options = tobj::LoadOptions {
         triangulate: true,
         single_index: false,
@@ -37,13 +40,15 @@ pub fn load_obj(path: impl AsRef<Path>) -> Result<TriMesh, MeshError> {
     let origin = path.display().to_string();
     let mut reader = std::io::BufReader::new(text.as_slice());
     // Material libraries are irrelevant to collision; a missing .mtl must not fail the load.
-    let (models, _materials) = tobj::load_obj_buf(&mut reader, &options, |_| Ok(Default::default()))
-        .map_err(|e| MeshError::Parse {
-            path: path.to_path_buf(),
-            message: match locate_bad_line(&text) {
-                Some((line, why)) => format!("{e} (line {line}: {why})"),
-                None => e.to_string(),
-            },
+    let (models, _materials) =
+        tobj::load_obj_buf(&mut reader, &options, |_| Ok(Default::default())).map_err(|e| {
+            MeshError::Parse {
+                path: path.to_path_buf(),
+                message: match locate_bad_line(&text) {
+                    Some((line, why)) => format!("{e} (line {line}: {why})"),
+                    None => e.to_string(),
+                },
+            }
         })?;
     let mut vertices = Vec::new();
     let mut triangles = Vec::new();
@@ -95,7 +100,9 @@ fn locate_bad_line(text: &[u8]) -> Option<(usize, String)> {
                     let first = r.split('/').next().unwrap_or("");
                     match first.parse::<i64>() {
                         Err(_) => return Some((n + 1, format!("'{r}' is not a vertex reference"))),
-                        Ok(0) => return Some((n + 1, "vertex index 0 (OBJ indices start at 1)".into())),
+                        Ok(0) => {
+                            return Some((n + 1, "vertex index 0 (OBJ indices start at 1)".into()));
+                        }
                         Ok(i) if i > vertex_count || -i > vertex_count => {
                             return Some((
                                 n + 1,

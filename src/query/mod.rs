@@ -9,7 +9,7 @@ pub use traverse::{collide, collide_into, collide_relative};
 pub use tri_tri::{has_area, triangles_intersect};
 
 use crate::bv::OverlapOptions;
-use crate::math::{transform_point, Isometry, Matrix3, Vector};
+use crate::math::{Isometry, Matrix3, Vector, transform_point};
 use crate::mesh::TriMesh;
 
 /// Which contacts a query looks for.
@@ -35,7 +35,10 @@ pub struct QueryOptions {
 impl QueryOptions {
     /// Options for a first-contact query, defaults otherwise.
     pub fn first_contact() -> Self {
-        Self { mode: ContactMode::FirstContact, ..Self::default() }
+        Self {
+            mode: ContactMode::FirstContact,
+            ..Self::default()
+        }
     }
 }
 
@@ -95,7 +98,17 @@ pub fn brute_force(a: &TriMesh, b: &TriMesh, rot_ab: &Matrix3, pos_ab: &Vector) 
 }
 
 /// [`brute_force`] for two models placed in a common frame.
-pub fn brute_force_posed(a: &TriMesh, pose_a: &Isometry, b: &TriMesh, pose_b: &Isometry) -> Vec<(u32, u32)> {
+pub fn brute_force_posed(
+    a: &TriMesh,
+    pose_a: &Isometry,
+    b: &TriMesh,
+    pose_b: &Isometry,
+) -> Vec<(u32, u32)> {
     let ab = crate::math::relative_pose(pose_a, pose_b);
-    brute_force(a, b, &ab.rotation.to_rotation_matrix().into_inner(), &ab.translation.vector)
+    brute_force(
+        a,
+        b,
+        &ab.rotation.to_rotation_matrix().into_inner(),
+        &ab.translation.vector,
+    )
 }

@@ -43,7 +43,11 @@ pub fn separated(
         for j in 0..3 {
             let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
             let s = t[i2] * r[i1][j] - t[i1] * r[i2][j];
-            sep |= s.abs() > a[i1] * rabs[i2][j] + a[i2] * rabs[i1][j] + b[j1] * rabs[i][j2] + b[j2] * rabs[i][j1];
+            sep |= s.abs()
+                > a[i1] * rabs[i2][j]
+                    + a[i2] * rabs[i1][j]
+                    + b[j1] * rabs[i][j2]
+                    + b[j2] * rabs[i][j1];
         }
     }
     sep
@@ -108,7 +112,11 @@ fn separated_after_a_faces(
         for j in 0..3 {
             let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
             let s = t[i2] * r[i1][j] - t[i1] * r[i2][j];
-            sep |= s.abs() > a[i1] * rabs[i2][j] + a[i2] * rabs[i1][j] + b[j1] * rabs[i][j2] + b[j2] * rabs[i][j1];
+            sep |= s.abs()
+                > a[i1] * rabs[i2][j]
+                    + a[i2] * rabs[i1][j]
+                    + b[j1] * rabs[i][j2]
+                    + b[j2] * rabs[i][j1];
         }
     }
     sep

@@ -1,9 +1,9 @@
 //! The one traversal shared by OBB, AABB and sphere trees.
 
-use super::{tri_tri::triangles_intersect, CollisionReport, ContactMode, QueryOptions};
+use super::{CollisionReport, ContactMode, QueryOptions, tri_tri::triangles_intersect};
 use crate::bv::BoundingVolume;
 use crate::bvh::{Bvh, Node};
-use crate::math::{relative_pose, transform_point, Isometry, Matrix3, Vector};
+use crate::math::{Isometry, Matrix3, Vector, relative_pose, transform_point};
 use crate::mesh::TriMesh;
 
 /// Finds the intersecting triangle pairs of two models placed in a common (world) frame.
@@ -107,8 +107,13 @@ impl<B: BoundingVolume> Traversal<'_, B> {
         let node_a = &self.na[a];
         let node_b = &self.nb[b];
         match (node_a.children(), node_b.children()) {
-            (None, None) => self.leaves(node_a.link() as usize & 0x7fff_ffff, node_b.link() as usize & 0x7fff_ffff),
-            (Some((al, ar)), Some(_)) if node_a.bv.size() >= node_b.bv.size() => self.split_a(al, ar, b, pb),
+            (None, None) => self.leaves(
+                node_a.link() as usize & 0x7fff_ffff,
+                node_b.link() as usize & 0x7fff_ffff,
+            ),
+            (Some((al, ar)), Some(_)) if node_a.bv.size() >= node_b.bv.size() => {
+                self.split_a(al, ar, b, pb)
+            }
             (Some((al, ar)), None) => self.split_a(al, ar, b, pb),
             (_, Some((bl, br))) => self.split_b(a, bl, br),
         }
@@ -145,7 +150,10 @@ impl<B: BoundingVolume> Traversal<'_, B> {
     fn leaves(&mut self, ta: usize, tb: usize) -> bool {
         self.report.tri_tests += 1;
         let p = self.ma.triangle(ta);
-        let q = self.mb.triangle(tb).map(|x| transform_point(&self.rot_ab, &self.pos_ab, &x));
+        let q = self
+            .mb
+            .triangle(tb)
+            .map(|x| transform_point(&self.rot_ab, &self.pos_ab, &x));
         if triangles_intersect(&p, &q) {
             self.report.contacts.push((ta as u32, tb as u32));
             return self.first;
@@ -160,7 +168,7 @@ impl<B: BoundingVolume> Traversal<'_, B> {
 fn prefetch_children<B>(nodes: &[Node<B>], i: usize) {
     #[cfg(target_arch = "x86_64")]
     if let Some((c, _)) = nodes[i].children() {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
         let p = nodes.as_ptr().wrapping_add(c) as *const i8;
         // The pair spans 2 × size_of::<Node<B>>() bytes: touch each cache line of it.
         let bytes = 2 * std::mem::size_of::<Node<B>>();

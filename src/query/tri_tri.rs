@@ -264,7 +264,8 @@ fn convex2d_intersect(a: &[P2], b: &[P2]) -> bool {
                 other.iter().all(|o| orient2d(u, v, o) * s < 0.0)
             }
             None => {
-                other.iter().all(|o| orient2d(u, v, o) > 0.0) || other.iter().all(|o| orient2d(u, v, o) < 0.0)
+                other.iter().all(|o| orient2d(u, v, o) > 0.0)
+                    || other.iter().all(|o| orient2d(u, v, o) < 0.0)
             }
         }
     };
@@ -291,9 +292,16 @@ fn convex2d_intersect(a: &[P2], b: &[P2]) -> bool {
     let all: Vec<P2> = a.iter().chain(b.iter()).copied().collect();
     if is_collinear(&all) {
         let (u, v) = farthest_pair(&all);
-        let k = if (v[0] - u[0]).abs() >= (v[1] - u[1]).abs() { 0 } else { 1 };
+        let k = if (v[0] - u[0]).abs() >= (v[1] - u[1]).abs() {
+            0
+        } else {
+            1
+        };
         let range = |s: &[P2]| {
-            s.iter().fold((Real::INFINITY, Real::NEG_INFINITY), |(lo, hi), p| (lo.min(p[k]), hi.max(p[k])))
+            s.iter()
+                .fold((Real::INFINITY, Real::NEG_INFINITY), |(lo, hi), p| {
+                    (lo.min(p[k]), hi.max(p[k]))
+                })
         };
         let (alo, ahi) = range(&a);
         let (blo, bhi) = range(&b);
@@ -363,10 +371,14 @@ fn degenerate(a: &Shape, b: &Shape) -> bool {
                 return collinear_overlap(&[*a0, *a1], &[*b0, *b1], &(a1 - a0));
             }
             let ax = drop_axis(&n);
-            convex2d_intersect(&[project(a0, ax), project(a1, ax)], &[project(b0, ax), project(b1, ax)])
+            convex2d_intersect(
+                &[project(a0, ax), project(a1, ax)],
+                &[project(b0, ax), project(b1, ax)],
+            )
         }
         (Seg(u, v), Pt(x)) | (Pt(x), Seg(u, v)) => {
-            (v - u).cross(&(x - u)) == Vector::zeros() && collinear_overlap(&[*u, *v], &[*x], &(v - u))
+            (v - u).cross(&(x - u)) == Vector::zeros()
+                && collinear_overlap(&[*u, *v], &[*x], &(v - u))
         }
         (Pt(x), Pt(y)) => x == y,
         (Tri(_), Tri(_)) => unreachable!("non-degenerate pairs are handled by tri_tri"),
@@ -382,7 +394,12 @@ fn collinear_overlap(a: &[Point], b: &[Point], dir: &Vector) -> bool {
     } else {
         2
     };
-    let range = |s: &[Point]| s.iter().fold((Real::INFINITY, Real::NEG_INFINITY), |(lo, hi), p| (lo.min(p[k]), hi.max(p[k])));
+    let range = |s: &[Point]| {
+        s.iter()
+            .fold((Real::INFINITY, Real::NEG_INFINITY), |(lo, hi), p| {
+                (lo.min(p[k]), hi.max(p[k]))
+            })
+    };
     let (alo, ahi) = range(a);
     let (blo, bhi) = range(b);
     alo <= bhi && blo <= ahi
@@ -398,10 +415,17 @@ fn tri_seg(t: &[Point; 3], u: &Point, v: &Point) -> bool {
     }
     if du == 0.0 && dv == 0.0 {
         let ax = drop_axis(&n);
-        return convex2d_intersect(&t.map(|p| project(&p, ax)), &[project(u, ax), project(v, ax)]);
+        return convex2d_intersect(
+            &t.map(|p| project(&p, ax)),
+            &[project(u, ax), project(v, ax)],
+        );
     }
     // The segment meets the plane in one point; the line u v passes through the closed triangle
     // iff the three edge orientations do not have strictly opposite signs (Plücker test).
-    let s = [orient3d(u, v, &t[0], &t[1]), orient3d(u, v, &t[1], &t[2]), orient3d(u, v, &t[2], &t[0])];
+    let s = [
+        orient3d(u, v, &t[0], &t[1]),
+        orient3d(u, v, &t[1], &t[2]),
+        orient3d(u, v, &t[2], &t[0]),
+    ];
     !(s.iter().any(|&x| x > 0.0) && s.iter().any(|&x| x < 0.0))
 }

@@ -7,7 +7,10 @@ use std::path::PathBuf;
 
 /// A file under tests/data.
 pub fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests").join("data").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("data")
+        .join(name)
 }
 
 pub fn load(name: &str) -> TriMesh {
@@ -29,7 +32,11 @@ fn sub(a: I3, b: I3) -> I3 {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 fn cross(a: I3, b: I3) -> I3 {
-    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
 }
 fn dot(a: I3, b: I3) -> i64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
@@ -63,8 +70,14 @@ pub fn exact_intersect(p: &[I3; 3], q: &[I3; 3]) -> bool {
         if l == [0, 0, 0] {
             continue;
         }
-        let (pmin, pmax) = p.iter().map(|v| dot(*v, l)).fold((i64::MAX, i64::MIN), |(a, b), x| (a.min(x), b.max(x)));
-        let (qmin, qmax) = q.iter().map(|v| dot(*v, l)).fold((i64::MAX, i64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+        let (pmin, pmax) = p
+            .iter()
+            .map(|v| dot(*v, l))
+            .fold((i64::MAX, i64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+        let (qmin, qmax) = q
+            .iter()
+            .map(|v| dot(*v, l))
+            .fold((i64::MAX, i64::MIN), |(a, b), x| (a.min(x), b.max(x)));
         if pmax < qmin || qmax < pmin {
             return false;
         }
@@ -131,7 +144,7 @@ pub fn soup(max: usize) -> impl Strategy<Value = TriMesh> {
             let mut b = Point::new(b.0, b.1, b.2);
             let mut c = Point::new(c.0, c.1, c.2);
             match kind {
-                0 => b = a,                           // two distinct vertices
+                0 => b = a,                                        // two distinct vertices
                 1 => c = Point::from((a.coords + b.coords) * 0.5), // collinear
                 2 => {
                     b = a;
@@ -184,7 +197,14 @@ pub fn grid_soup(max: usize) -> impl Strategy<Value = TriMesh> {
 /// An exact rotation (a signed permutation matrix, det +1) and an integer translation.
 pub fn exact_pose() -> impl Strategy<Value = (Matrix3, Vector)> {
     (0usize..6, 0u8..8, -2i64..=2, -2i64..=2, -2i64..=2).prop_map(|(perm, signs, x, y, z)| {
-        let perms = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
+        let perms = [
+            [0, 1, 2],
+            [0, 2, 1],
+            [1, 0, 2],
+            [1, 2, 0],
+            [2, 0, 1],
+            [2, 1, 0],
+        ];
         let p = perms[perm];
         let mut m = Matrix3::zeros();
         for (row, &col) in p.iter().enumerate() {
@@ -203,7 +223,12 @@ pub fn sorted(mut v: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
 }
 
 /// All-contacts query of B placed in A's frame by (rot, pos), sorted.
-pub fn contacts_relative<B: BoundingVolume>(a: &Bvh<B>, b: &Bvh<B>, rot: &Matrix3, pos: &Vector) -> CollisionReport {
+pub fn contacts_relative<B: BoundingVolume>(
+    a: &Bvh<B>,
+    b: &Bvh<B>,
+    rot: &Matrix3,
+    pos: &Vector,
+) -> CollisionReport {
     let mut r = CollisionReport::default();
     obbtree::query::collide_relative(a, b, rot, pos, &QueryOptions::default(), &mut r);
     r.contacts.sort_unstable();
