@@ -1,9 +1,9 @@
 //! The one place that names nalgebra types.
 //!
 //! All geometry in the library is double precision ([`Real`] = `f64`), like RAPID's. Bounding
-//! volumes are *stored* in single precision to keep a hierarchy within ~104 bytes per triangle,
-//! but they are rounded outward when stored (see [`crate::bv`]), so a stored volume always contains
-//! the double-precision geometry it bounds.
+//! volumes are *stored* in single precision to keep an OBB tree at 128 bytes per triangle, but
+//! they are rounded outward when stored (see [`crate::bv`]), so a stored volume always contains
+//! the double-precision geometry it bounds; triangle tests are always double precision.
 //!
 //! Frames are named explicitly everywhere: `rot_ab` / `pos_ab` place model B in model A's frame,
 //! `x_a = rot_ab * x_b + pos_ab` (parry writes `pos12`).

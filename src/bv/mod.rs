@@ -14,7 +14,7 @@
 
 mod aabb;
 mod fit;
-mod obb;
+pub mod obb;
 mod sphere;
 
 pub use aabb::Aabb;

@@ -1,4 +1,4 @@
-//! Oriented bounding boxes (Gottschalk et al. 1996, §4–§5).
+//! Oriented bounding boxes (Gottschalk et al. 1996, §4–§5): the fit and the overlap test.
 
 use super::fit::{
     covariance_of_hull, covariance_of_points, covariance_of_triangles, principal_axes,
