@@ -139,6 +139,9 @@ pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
     fn place(query: &Self::Query, b: &Self) -> Self::Placed;
     /// `false` only if `a` (A's frame) and the placed `b` are disjoint.
     fn overlaps(query: &Self::Query, a: &Self, b: &Self::Placed) -> bool;
+    /// The squared distance between the centres of `a` and of the placed `b` (A's frame): the
+    /// first-contact traversal visits the nearer child first.
+    fn center_distance2(a: &Self, b: &Self::Placed) -> Real;
     /// A size used by the descend rule: the larger volume is split first. Boxes use their
     /// surface area (flat leaf boxes included), spheres their radius.
     fn size(&self) -> f32;

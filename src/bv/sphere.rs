@@ -88,6 +88,11 @@ impl BoundingVolume for Sphere {
     }
 
     #[inline(always)]
+    fn center_distance2(a: &Sphere, b: &PlacedSphere) -> Real {
+        (b.center - v3(&a.center)).norm_squared()
+    }
+
+    #[inline(always)]
     fn size(&self) -> f32 {
         self.radius
     }
