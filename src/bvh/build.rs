@@ -141,6 +141,7 @@ fn build_rec<B: BoundingVolume>(
         return 0;
     }
     let k = partition(mesh, tris, &fitted, options.split);
+    let n = tris.len();
     me.write(Node {
         bv: fitted.bv,
         link: base as u32,
@@ -150,58 +151,35 @@ fn build_rec<B: BoundingVolume>(
     let (left_below, right_below) = rest.split_at_mut(2 * k - 2);
     let (left_tris, right_tris) = tris.split_at_mut(k);
     let (left_base, right_base) = (base + 2, base + 2 + 2 * k - 2);
-    let (dl, dr) = if options.parallel && tris_len_ge(left_tris, right_tris, PARALLEL_MIN) {
-        let mut other = Scratch::new(mesh.vertices().len());
-        rayon::join(
-            || {
-                build_rec::<B>(
-                    mesh,
-                    left_tris,
-                    &mut left_me[0],
-                    left_below,
-                    left_base,
-                    scratch,
-                    options,
-                )
-            },
-            || {
-                build_rec::<B>(
-                    mesh,
-                    right_tris,
-                    &mut right_me[0],
-                    right_below,
-                    right_base,
-                    &mut other,
-                    options,
-                )
-            },
-        )
-    } else {
-        let dl = build_rec::<B>(
+    let mut left = |s: &mut Scratch| {
+        build_rec::<B>(
             mesh,
             left_tris,
             &mut left_me[0],
             left_below,
             left_base,
-            scratch,
+            s,
             options,
-        );
-        let dr = build_rec::<B>(
+        )
+    };
+    let mut right = |s: &mut Scratch| {
+        build_rec::<B>(
             mesh,
             right_tris,
             &mut right_me[0],
             right_below,
             right_base,
-            scratch,
+            s,
             options,
-        );
-        (dl, dr)
+        )
+    };
+    let (dl, dr) = if options.parallel && n >= PARALLEL_MIN {
+        let mut other = Scratch::new(mesh.vertices().len());
+        rayon::join(|| left(scratch), || right(&mut other))
+    } else {
+        (left(scratch), right(scratch))
     };
     1 + dl.max(dr)
-}
-
-fn tris_len_ge(a: &[u32], b: &[u32], min: usize) -> bool {
-    a.len() + b.len() >= min
 }
 
 #[inline]
