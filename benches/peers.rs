@@ -65,7 +65,7 @@ fn parry_all(a: &PTriMesh, b: &PTriMesh, pose_ab: &PPose, out: &mut Vec<(u32, u3
         for ib in b.bvh().intersect_aabb(&ta_in_b) {
             let tb = b.triangle(ib);
             if parry3d_f64::query::intersection_test(pose_ab, &tb, &PPose::IDENTITY, &ta)
-                .map_or(false, |r| r.intersecting)
+                .is_ok_and(|r| r.intersecting)
             {
                 out.push((ia, ib));
             }
@@ -184,7 +184,7 @@ fn main() {
                     let t = Instant::now();
                     let hit = if first {
                         parry3d_f64::query::intersection_test(&PPose::IDENTITY, &pa, &pp, &pb)
-                            .map_or(false, |r| r.intersecting)
+                            .is_ok_and(|r| r.intersecting)
                     } else {
                         parry_all(&pa, &pb, &pp, &mut pairs);
                         !pairs.is_empty()

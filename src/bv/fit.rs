@@ -30,6 +30,8 @@ impl AreaMoments {
     }
 
     fn covariance(&self) -> Option<Matrix3> {
+        // Negated so that a NaN area also counts as "no area".
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
         if !(self.area > 0.0) {
             return None;
         }

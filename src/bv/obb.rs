@@ -163,6 +163,8 @@ fn hull_covariance(points: &[Point], origin: &Point) -> Option<Matrix3> {
         volume += p.dot(&q.cross(&r)) / 6.0;
         extent = extent.max(p.amax());
     }
+    // Negated so that a NaN volume also counts as flat.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
     if !(volume.abs() > 1e-9 * extent.powi(3)) {
         return None;
     }
@@ -210,7 +212,7 @@ impl BoundingVolume for Obb {
         let points: Vec<Point> = group.points().collect();
         let axes = match group.triangles {
             [t] => triangle_axes(&group.mesh.triangle(*t as usize))
-                .unwrap_or_else(|| fit_axes(&points, || std::iter::empty())),
+                .unwrap_or_else(|| fit_axes(&points, std::iter::empty)),
             _ => fit_axes(&points, || {
                 group
                     .triangles

@@ -48,9 +48,11 @@ impl<B> Node<B> {
         (!self.is_leaf()).then_some((self.link as usize, self.link as usize + 1))
     }
 
+    /// The triangle of a node known to be a leaf.
     #[inline(always)]
-    pub(crate) fn link(&self) -> u32 {
-        self.link
+    pub(crate) fn leaf_triangle(&self) -> usize {
+        debug_assert!(self.is_leaf());
+        (self.link & !LEAF) as usize
     }
 }
 
@@ -200,7 +202,7 @@ impl<B: BoundingVolume> Bvh<B> {
         for i in (0..self.nodes.len()).rev() {
             let node = self.nodes[i];
             let bv = match node.children() {
-                None => B::refit_leaf(&node.bv, &mesh.triangle((node.link & !LEAF) as usize)),
+                None => B::refit_leaf(&node.bv, &mesh.triangle(node.leaf_triangle())),
                 Some((l, r)) => B::refit_parent(&node.bv, &self.nodes[l].bv, &self.nodes[r].bv),
             };
             self.nodes[i].bv = bv;
@@ -239,7 +241,7 @@ impl<B: BoundingVolume> Bvh<B> {
             let node = &self.nodes[i];
             match node.children() {
                 None => {
-                    let t = (node.link & !LEAF) as usize;
+                    let t = node.leaf_triangle();
                     if t >= n {
                         return Err(BvhError::BadLeaves {
                             triangle: t,

@@ -35,7 +35,6 @@ pub fn load_obj(path: impl AsRef<Path>) -> Result<TriMesh, MeshError> {
         single_index: false,
         ignore_points: true,
         ignore_lines: true,
-        ..Default::default()
     };
     let origin = path.display().to_string();
     let mut reader = std::io::BufReader::new(text.as_slice());

@@ -108,10 +108,7 @@ impl<B: BoundingVolume> Traversal<'_, B> {
         let node_a = &self.na[a];
         let node_b = &self.nb[b];
         match (node_a.children(), node_b.children()) {
-            (None, None) => self.leaves(
-                node_a.link() as usize & 0x7fff_ffff,
-                node_b.link() as usize & 0x7fff_ffff,
-            ),
+            (None, None) => self.leaves(node_a.leaf_triangle(), node_b.leaf_triangle()),
             (Some((al, ar)), Some(_)) if node_a.bv.size() >= node_b.bv.size() => {
                 self.split_a(al, ar, b, pb)
             }
