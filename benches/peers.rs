@@ -162,19 +162,16 @@ fn main() {
             let (mut nv, mut np, mut contacts) = (0u64, 0u64, 0usize);
             let mut report = CollisionReport::default();
             let mut pairs = Vec::new();
+            // One obbtree query, timed (µs).
+            let timed_query = |pose_ab: &Isometry, report: &mut CollisionReport| {
+                let t = Instant::now();
+                collide_into(&a, &Isometry::identity(), &b, pose_ab, &options, report);
+                t.elapsed().as_secs_f64() * 1e6
+            };
             for round in 0..rounds {
                 // Interleave the two libraries pose by pose so both see the same machine state.
                 for (i, pose) in poses.iter().enumerate() {
-                    let t = Instant::now();
-                    collide_into(
-                        &a,
-                        &Isometry::identity(),
-                        &b,
-                        &pose.pose_ab,
-                        &options,
-                        &mut report,
-                    );
-                    ours[i] = ours[i].min(t.elapsed().as_secs_f64() * 1e6);
+                    ours[i] = ours[i].min(timed_query(&pose.pose_ab, &mut report));
                     if round == 0 {
                         nv += report.bv_tests;
                         np += report.tri_tests;
@@ -210,16 +207,7 @@ fn main() {
             let mut solo = vec![f64::INFINITY; n];
             for _ in 0..rounds {
                 for (i, pose) in poses.iter().enumerate() {
-                    let t = Instant::now();
-                    collide_into(
-                        &a,
-                        &Isometry::identity(),
-                        &b,
-                        &pose.pose_ab,
-                        &options,
-                        &mut report,
-                    );
-                    solo[i] = solo[i].min(t.elapsed().as_secs_f64() * 1e6);
+                    solo[i] = solo[i].min(timed_query(&pose.pose_ab, &mut report));
                 }
             }
             let (sm, smed) = stats(solo);
