@@ -200,8 +200,8 @@ fn run<B: BoundingVolume>(
         contacts += report.contacts.len() as u64;
         bv_tests += report.bv_tests;
         tri_tests += report.tri_tests;
-        let pairs = report.sorted_contacts();
         if args.json {
+            let pairs = report.sorted_contacts();
             let line = serde_json::json!({
                 "pose": i,
                 "colliding": report.colliding(),
@@ -218,7 +218,7 @@ fn run<B: BoundingVolume>(
                 i,
                 pose.line,
                 if report.colliding() { "yes" } else { "no" },
-                pairs.len(),
+                report.contacts.len(),
                 report.bv_tests,
                 report.tri_tests,
                 us

@@ -194,20 +194,36 @@ fn touching_boxes_overlap() {
 
 #[test]
 fn edge_edge_axis_is_needed_and_lite_misses_it() {
-    // Two boxes rotated 45° about different axes, placed so only an edge–edge axis separates.
+    // A turned 45° about z, B 45° about y: A's edge along z and B's edge along y face each
+    // other across x and meet at d = 2√2. Beyond that only the edge–edge axis z × y separates
+    // them (face axes overlap: 2 < 2.71 along A's face normals).
+    let (c8, s8) = (
+        std::f64::consts::FRAC_PI_8.cos(),
+        std::f64::consts::FRAC_PI_8.sin(),
+    );
     let a = BoxF {
         c: Vector::zeros(),
-        rot: rotation((0.9238795, 0.3826834, 0.0, 0.0)),
+        rot: rotation((c8, 0.0, 0.0, s8)),
         h: [1.0, 1.0, 1.0],
     };
-    let b = BoxF {
-        c: Vector::new(0.0, 2.3, 2.3),
-        rot: rotation((0.9238795, 0.0, 0.3826834, 0.0)),
+    let at = |d: Real| BoxF {
+        c: Vector::new(d, 0.0, 0.0),
+        rot: rotation((c8, 0.0, s8, 0.0)),
         h: [1.0, 1.0, 1.0],
     };
-    let truth = boxes_intersect(&a, &b);
-    assert_eq!(!sat_separated(&a, &b, 0.0, false), truth);
-    assert!(!sat_separated(&a, &b, 0.0, true) || !truth);
+    let apart = at(2.9);
+    assert!(!boxes_intersect(&a, &apart));
+    assert!(
+        sat_separated(&a, &apart, 0.0, false),
+        "the full SAT finds the edge–edge axis"
+    );
+    assert!(
+        !sat_separated(&a, &apart, 0.0, true),
+        "SAT lite has no edge–edge axis"
+    );
+    let crossing = at(2.8);
+    assert!(boxes_intersect(&a, &crossing));
+    assert!(!sat_separated(&a, &crossing, 0.0, false));
 }
 
 /// The test the OBB trees really run (single precision, SIMD, with its rounding slack), through

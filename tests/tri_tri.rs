@@ -109,7 +109,7 @@ fn hand_made_cases_match_the_oracle() {
 }
 
 #[test]
-fn touching_after_scaling_stays_touching() {
+fn shared_edge_touches_and_a_gap_separates() {
     // Shared edge at non-integer coordinates that are exact in binary.
     let p = [
         Point::new(0.0, 0.0, 0.0),

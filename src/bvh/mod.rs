@@ -145,12 +145,7 @@ impl<B: BoundingVolume> Bvh<B> {
         &self.mesh
     }
 
-    /// The shared mesh.
-    pub fn mesh_arc(&self) -> &Arc<TriMesh> {
-        &self.mesh
-    }
-
-    /// All nodes, depth-first; node 0 is the root.
+    /// All nodes: siblings side by side, subtrees depth first; node 0 is the root.
     pub fn nodes(&self) -> &[Node<B>] {
         &self.nodes
     }

@@ -225,18 +225,6 @@ impl TriMesh {
         Ok(())
     }
 
-    /// A copy of this mesh with every vertex transformed by `f` (e.g. a scale or a rigid motion).
-    ///
-    /// # Errors
-    /// [`MeshError::NonFinite`] if `f` produces a non-finite coordinate.
-    pub fn map_vertices(&self, f: impl Fn(&Point) -> Point) -> Result<TriMesh, MeshError> {
-        TriMesh::new(
-            self.vertices.iter().map(f).collect(),
-            self.triangles.clone(),
-            "mapped mesh",
-        )
-    }
-
     /// Bytes held by the vertex and index arrays.
     pub fn memory_bytes(&self) -> usize {
         self.vertices.len() * std::mem::size_of::<Point>() + self.triangles.len() * 12
