@@ -20,6 +20,8 @@
 //! * [`query`]: the separating axis test (§5), an exact triangle–triangle test, the traversal
 //!   and the counts of the paper's cost equation (1), `T = N_v·C_v + N_p·C_p`.
 //! * [`pose`]: the pose files of the command line.
+//! * [`scenes`]: the paper's three scenes (§7.2) as generated assets, their motion paths from a
+//!   simple dynamics engine, and the Table 3 bench.
 //!
 //! ```
 //! use obbtree::prelude::*;
@@ -43,6 +45,7 @@ pub mod math;
 pub mod mesh;
 pub mod pose;
 pub mod query;
+pub mod scenes;
 
 /// The names most programs need.
 pub mod prelude {

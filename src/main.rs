@@ -22,6 +22,35 @@ struct Cli {
 enum Command {
     /// Test model B against model A at every pose of a pose file (all contacts by default).
     Collide(CollideArgs),
+    /// Replay a scene's motion path and print the paper's Table 3 row beside ours (§7.2).
+    Bench(BenchArgs),
+    /// Regenerate the scenes' models, motion paths and manifest under an assets folder.
+    GenerateAssets(GenerateArgs),
+}
+
+#[derive(clap::Args)]
+struct BenchArgs {
+    /// Scene: pipes, torus or torpedo.
+    scene: String,
+    /// Bounding volume of both hierarchies.
+    #[arg(long, value_enum, default_value = "obb")]
+    bv: BvArg,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Assets folder (default: ./assets, else the source tree's).
+    #[arg(long)]
+    assets: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct GenerateArgs {
+    /// Output folder; models/, paths/ and models/manifest.json are written under it.
+    #[arg(long, default_value = "assets")]
+    out: PathBuf,
+    /// Seed of the generators.
+    #[arg(long, default_value_t = obbtree::scenes::DEFAULT_SEED)]
+    seed: u64,
 }
 
 #[derive(Clone, Copy, ValueEnum, Debug)]
@@ -71,6 +100,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Collide(args)) => collide_cmd(&args),
+        Some(Command::Bench(args)) => bench_cmd(&args),
+        Some(Command::GenerateAssets(args)) => generate_cmd(&args),
         None => {
             eprintln!(
                 "obbtree: the interactive viewer (`obbtree view`) is not part of this build yet; \
@@ -266,4 +297,89 @@ fn median(v: &mut [f64]) -> f64 {
     } else {
         0.5 * (v[n / 2 - 1] + v[n / 2])
     }
+}
+
+fn progress_bar(len: usize, what: &str) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(len as u64),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(&format!(
+            "{{bar:40}} {{pos}}/{{len}} {what} {{elapsed_precise}} eta {{eta}}"
+        ))
+        .expect("static template"),
+    );
+    bar
+}
+
+fn bench_cmd(args: &BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
+    use obbtree::scenes::{self, SceneId, bench};
+    let id = SceneId::from_name(&args.scene).ok_or_else(|| {
+        format!(
+            "unknown scene {:?}: expected one of pipes, torus, torpedo",
+            args.scene
+        )
+    })?;
+    let assets = args
+        .assets
+        .clone()
+        .unwrap_or_else(scenes::default_assets_dir);
+    let scene = scenes::load_scene(&assets, id)?;
+    let bar = progress_bar(scene.path.len(), "steps");
+    let mut tick = |_: usize| bar.inc(1);
+    let row = match args.bv {
+        BvArg::Obb => bench::bench::<Obb>(&scene, &mut tick),
+        BvArg::Aabb => bench::bench::<Aabb>(&scene, &mut tick),
+        BvArg::Sphere => bench::bench::<Sphere>(&scene, &mut tick),
+    };
+    bar.finish_and_clear();
+    if args.json {
+        println!("{}", serde_json::to_string(&row)?);
+    } else {
+        print!("{}", bench::format_table(&row));
+    }
+    Ok(())
+}
+
+fn generate_cmd(args: &GenerateArgs) -> Result<(), Box<dyn std::error::Error>> {
+    let bar = progress_bar(1, "");
+    let mut stage = String::new();
+    let manifest =
+        obbtree::scenes::generate_assets(&args.out, args.seed, &mut |what, done, len| {
+            if what != stage {
+                stage = what.to_string();
+                bar.set_length(len as u64);
+                bar.set_message(stage.clone());
+                bar.set_position(0);
+                bar.set_style(
+                    indicatif::ProgressStyle::with_template(
+                        "{bar:40} {pos}/{len} {msg} {elapsed_precise}",
+                    )
+                    .expect("static template"),
+                );
+            }
+            bar.set_position(done as u64);
+        })?;
+    bar.finish_and_clear();
+    for s in &manifest.scenes {
+        println!(
+            "{}: environment {} ({} triangles), object {} ×{} ({} triangles), path {} ({} steps, {} contacts, {:.2} per step over the second half)",
+            s.scene.name(),
+            s.environment.file,
+            s.environment.triangles,
+            s.object.file,
+            s.object.scale,
+            s.object.triangles,
+            s.path.file,
+            s.path.steps,
+            s.path.contacts,
+            s.path.mean_contacts_second_half
+        );
+    }
+    println!(
+        "wrote {}",
+        args.out.join(obbtree::scenes::MANIFEST).display()
+    );
+    Ok(())
 }
