@@ -251,3 +251,37 @@ fn regression_collinear_sliver_is_a_segment() {
     assert!(contacts_relative(&aa, &ab, &rot, &pos).contacts.is_empty());
     assert!(contacts_relative(&sa, &sb, &rot, &pos).contacts.is_empty());
 }
+
+fn traced_counts<B: BoundingVolume>(a: &Bvh<B>, b: &Bvh<B>, pose: &Isometry) {
+    let rot = rot_of(pose);
+    let pos = pose.translation.vector;
+    let options = QueryOptions::default();
+    let mut plain = CollisionReport::default();
+    collide_relative(a, b, &rot, &pos, &options, &mut plain);
+    let mut traced = CollisionReport::default();
+    let mut pairs = Vec::new();
+    obbtree::query::collide_traced(a, b, &rot, &pos, &options, &mut traced, &mut pairs);
+    assert_eq!(traced, plain);
+    // Every overlapping pair below the root is one passed volume test; a non-leaf pair opens
+    // exactly two tests, a leaf pair one triangle test (the cost equation's counts).
+    let leaf_pairs = pairs
+        .iter()
+        .filter(|&&(x, y)| a.nodes()[x as usize].is_leaf() && b.nodes()[y as usize].is_leaf())
+        .count() as u64;
+    assert_eq!(leaf_pairs, plain.tri_tests);
+    if plain.bv_tests > 1 {
+        assert_eq!(pairs[0], (0, 0));
+        assert_eq!(plain.bv_tests, 1 + 2 * (pairs.len() as u64 - leaf_pairs));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn traced_query_records_exactly_the_overlapping_pairs(a in soup(40), b in soup(40), p in pose(1.5)) {
+        let build = BuildOptions::default();
+        traced_counts(&Bvh::<Obb>::build(a.clone(), &build), &Bvh::<Obb>::build(b.clone(), &build), &p);
+        traced_counts(&Bvh::<Aabb>::build(a.clone(), &build), &Bvh::<Aabb>::build(b.clone(), &build), &p);
+        traced_counts(&Bvh::<Sphere>::build(a, &build), &Bvh::<Sphere>::build(b, &build), &p);
+    }
+}

@@ -5,7 +5,7 @@ pub mod sat;
 mod traverse;
 mod tri_tri;
 
-pub use traverse::{collide, collide_into, collide_relative};
+pub use traverse::{collide, collide_into, collide_relative, collide_traced};
 pub use tri_tri::{has_area, triangles_intersect};
 
 use crate::bv::OverlapOptions;

@@ -69,9 +69,38 @@ pub fn collide_relative<B: BoundingVolume>(
     options: &QueryOptions,
     report: &mut CollisionReport,
 ) {
+    run::<B, false>(a, b, rot_ab, pos_ab, options, report, &mut Vec::new());
+}
+
+/// [`collide_relative`] that also records every overlapping bounding volume pair
+/// `(node of A, node of B)` (indices into [`Bvh::nodes`]), root pair included: the boxes the
+/// query opened, for drawing (paper Fig. 9 style). `overlapped` is cleared first. The contacts
+/// and counts are those of [`collide_relative`].
+pub fn collide_traced<B: BoundingVolume>(
+    a: &Bvh<B>,
+    b: &Bvh<B>,
+    rot_ab: &Matrix3,
+    pos_ab: &Vector,
+    options: &QueryOptions,
+    report: &mut CollisionReport,
+    overlapped: &mut Vec<(u32, u32)>,
+) {
+    overlapped.clear();
+    run::<B, true>(a, b, rot_ab, pos_ab, options, report, overlapped);
+}
+
+fn run<B: BoundingVolume, const TRACE: bool>(
+    a: &Bvh<B>,
+    b: &Bvh<B>,
+    rot_ab: &Matrix3,
+    pos_ab: &Vector,
+    options: &QueryOptions,
+    report: &mut CollisionReport,
+    trace: &mut Vec<(u32, u32)>,
+) {
     report.clear();
     let query = B::prepare(rot_ab, pos_ab, &options.overlap);
-    let mut t = Traversal {
+    let mut t = Traversal::<B, TRACE> {
         na: a.nodes(),
         nb: b.nodes(),
         ma: a.mesh(),
@@ -81,6 +110,7 @@ pub fn collide_relative<B: BoundingVolume>(
         pos_ab: *pos_ab,
         first: options.mode == ContactMode::FirstContact,
         report,
+        trace,
     };
     let pb = B::place(&t.query, &t.nb[0].bv);
     t.report.bv_tests += 1;
@@ -89,7 +119,7 @@ pub fn collide_relative<B: BoundingVolume>(
     }
 }
 
-struct Traversal<'a, B: BoundingVolume> {
+struct Traversal<'a, B: BoundingVolume, const TRACE: bool> {
     na: &'a [Node<B>],
     nb: &'a [Node<B>],
     ma: &'a TriMesh,
@@ -99,12 +129,16 @@ struct Traversal<'a, B: BoundingVolume> {
     pos_ab: Vector,
     first: bool,
     report: &'a mut CollisionReport,
+    trace: &'a mut Vec<(u32, u32)>,
 }
 
-impl<B: BoundingVolume> Traversal<'_, B> {
+impl<B: BoundingVolume, const TRACE: bool> Traversal<'_, B, TRACE> {
     /// Continues below the overlapping pair (a, b); `pb` is node b placed in A's frame.
     /// Returns `true` when a first-contact query is done.
     fn descend(&mut self, a: usize, b: usize, pb: &B::Placed) -> bool {
+        if TRACE {
+            self.trace.push((a as u32, b as u32));
+        }
         let node_a = &self.na[a];
         let node_b = &self.nb[b];
         match (node_a.children(), node_b.children()) {
