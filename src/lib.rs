@@ -39,6 +39,8 @@
 //! ```
 #![warn(missing_docs)]
 
+#[cfg(feature = "app")]
+pub mod app;
 pub mod bv;
 pub mod bvh;
 pub mod math;

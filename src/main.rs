@@ -26,6 +26,30 @@ enum Command {
     Bench(BenchArgs),
     /// Regenerate the scenes' models, motion paths and manifest under an assets folder.
     GenerateAssets(GenerateArgs),
+    /// Open the interactive viewer (the default command).
+    View(ViewArgs),
+}
+
+#[derive(clap::Args, Default)]
+struct ViewArgs {
+    /// Scene to open: pipes, torus, torpedo or wobble.
+    #[arg(long)]
+    scene: Option<String>,
+    /// Two OBJ files: the environment, then the moving object.
+    #[arg(long = "obj", num_args = 1)]
+    obj: Vec<PathBuf>,
+    /// Assets folder (default: ./assets, else the source tree's).
+    #[arg(long)]
+    assets: Option<PathBuf>,
+    /// Save the window as PNG after `--frames` frames of the scene, then exit.
+    #[arg(long)]
+    screenshot: Option<PathBuf>,
+    /// Frames to render before the screenshot.
+    #[arg(long, default_value_t = 60)]
+    frames: u32,
+    /// Start the scene's path at this step.
+    #[arg(long, default_value_t = 0)]
+    step: usize,
 }
 
 #[derive(clap::Args)]
@@ -102,13 +126,8 @@ fn main() -> ExitCode {
         Some(Command::Collide(args)) => collide_cmd(&args),
         Some(Command::Bench(args)) => bench_cmd(&args),
         Some(Command::GenerateAssets(args)) => generate_cmd(&args),
-        None => {
-            eprintln!(
-                "obbtree: the interactive viewer (`obbtree view`) is not part of this build yet; \
-                 the headless command available is `obbtree collide` (see `obbtree --help`)."
-            );
-            return ExitCode::from(2);
-        }
+        Some(Command::View(args)) => return view_cmd(args),
+        None => return view_cmd(ViewArgs::default()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -382,4 +401,43 @@ fn generate_cmd(args: &GenerateArgs) -> Result<(), Box<dyn std::error::Error>> {
         args.out.join(obbtree::scenes::MANIFEST).display()
     );
     Ok(())
+}
+
+#[cfg(feature = "app")]
+fn view_cmd(args: ViewArgs) -> ExitCode {
+    use obbtree::app::{SceneChoice, ViewOptions};
+    use obbtree::scenes::SceneId;
+    let scene = match (args.scene.as_deref(), args.obj.as_slice()) {
+        (_, [a, b]) => Some(SceneChoice::Files(a.clone(), b.clone())),
+        (_, [_, ..]) => {
+            eprintln!("error: --obj takes exactly two files (the environment, then the moving object)");
+            return ExitCode::FAILURE;
+        }
+        (Some("wobble"), []) => Some(SceneChoice::Wobble),
+        (Some(name), []) => match SceneId::from_name(name) {
+            Some(id) => Some(SceneChoice::Paper(id)),
+            None => {
+                eprintln!("error: unknown scene {name:?}: expected pipes, torus, torpedo or wobble");
+                return ExitCode::FAILURE;
+            }
+        },
+        (None, []) => None,
+    };
+    let exit = obbtree::app::run(ViewOptions {
+        scene,
+        assets: args.assets.unwrap_or_else(obbtree::scenes::default_assets_dir),
+        screenshot: args.screenshot,
+        frames: args.frames,
+        start_step: args.step,
+    });
+    match exit {
+        bevy::app::AppExit::Success => ExitCode::SUCCESS,
+        bevy::app::AppExit::Error(code) => ExitCode::from(code.get()),
+    }
+}
+
+#[cfg(not(feature = "app"))]
+fn view_cmd(_: ViewArgs) -> ExitCode {
+    eprintln!("obbtree: built without the `app` feature; the viewer is not available (headless commands: collide, bench, generate-assets)");
+    ExitCode::from(2)
 }
