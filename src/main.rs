@@ -50,6 +50,9 @@ struct ViewArgs {
     /// Start the scene's path at this step.
     #[arg(long, default_value_t = 0)]
     step: usize,
+    /// Show this level of the moving object's OBB tree from the start.
+    #[arg(long)]
+    overlay_level: Option<usize>,
 }
 
 #[derive(clap::Args)]
@@ -65,6 +68,9 @@ struct BenchArgs {
     /// Assets folder (default: ./assets, else the source tree's).
     #[arg(long)]
     assets: Option<PathBuf>,
+    /// Replay only every N-th pose of the path (the sphere tree on the pipes is slow).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    every: u64,
 }
 
 #[derive(clap::Args)]
@@ -345,12 +351,13 @@ fn bench_cmd(args: &BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
         .clone()
         .unwrap_or_else(scenes::default_assets_dir);
     let scene = scenes::load_scene(&assets, id)?;
-    let bar = progress_bar(scene.path.len(), "steps");
+    let every = args.every as usize;
+    let bar = progress_bar(scene.path.len().div_ceil(every), "steps");
     let mut tick = |_: usize| bar.inc(1);
     let row = match args.bv {
-        BvArg::Obb => bench::bench::<Obb>(&scene, &mut tick),
-        BvArg::Aabb => bench::bench::<Aabb>(&scene, &mut tick),
-        BvArg::Sphere => bench::bench::<Sphere>(&scene, &mut tick),
+        BvArg::Obb => bench::bench::<Obb>(&scene, every, &mut tick),
+        BvArg::Aabb => bench::bench::<Aabb>(&scene, every, &mut tick),
+        BvArg::Sphere => bench::bench::<Sphere>(&scene, every, &mut tick),
     };
     bar.finish_and_clear();
     if args.json {
@@ -410,14 +417,18 @@ fn view_cmd(args: ViewArgs) -> ExitCode {
     let scene = match (args.scene.as_deref(), args.obj.as_slice()) {
         (_, [a, b]) => Some(SceneChoice::Files(a.clone(), b.clone())),
         (_, [_, ..]) => {
-            eprintln!("error: --obj takes exactly two files (the environment, then the moving object)");
+            eprintln!(
+                "error: --obj takes exactly two files (the environment, then the moving object)"
+            );
             return ExitCode::FAILURE;
         }
         (Some("wobble"), []) => Some(SceneChoice::Wobble),
         (Some(name), []) => match SceneId::from_name(name) {
             Some(id) => Some(SceneChoice::Paper(id)),
             None => {
-                eprintln!("error: unknown scene {name:?}: expected pipes, torus, torpedo or wobble");
+                eprintln!(
+                    "error: unknown scene {name:?}: expected pipes, torus, torpedo or wobble"
+                );
                 return ExitCode::FAILURE;
             }
         },
@@ -425,10 +436,13 @@ fn view_cmd(args: ViewArgs) -> ExitCode {
     };
     let exit = obbtree::app::run(ViewOptions {
         scene,
-        assets: args.assets.unwrap_or_else(obbtree::scenes::default_assets_dir),
+        assets: args
+            .assets
+            .unwrap_or_else(obbtree::scenes::default_assets_dir),
         screenshot: args.screenshot,
         frames: args.frames,
         start_step: args.step,
+        overlay_level: args.overlay_level,
     });
     match exit {
         bevy::app::AppExit::Success => ExitCode::SUCCESS,
@@ -438,6 +452,8 @@ fn view_cmd(args: ViewArgs) -> ExitCode {
 
 #[cfg(not(feature = "app"))]
 fn view_cmd(_: ViewArgs) -> ExitCode {
-    eprintln!("obbtree: built without the `app` feature; the viewer is not available (headless commands: collide, bench, generate-assets)");
+    eprintln!(
+        "obbtree: built without the `app` feature; the viewer is not available (headless commands: collide, bench, generate-assets)"
+    );
     ExitCode::from(2)
 }

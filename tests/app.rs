@@ -36,7 +36,10 @@ fn settle(app: &mut App) -> u32 {
         if status.loading.is_none() && frames > 1 {
             return frames;
         }
-        assert!(start.elapsed() < Duration::from_secs(300), "loading never finished");
+        assert!(
+            start.elapsed() < Duration::from_secs(300),
+            "loading never finished"
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
 }
@@ -72,7 +75,10 @@ fn a_scene_loads_and_every_frame_runs_the_query_and_records_timings() {
     }
     app.update();
     let obb = app.world().resource::<LastQuery>().report.sorted_contacts();
-    assert!(!obb.is_empty(), "the torpedo rests on its rollers at step 1200");
+    assert!(
+        !obb.is_empty(),
+        "the torpedo rests on its rollers at step 1200"
+    );
     app.world_mut().resource_mut::<QuerySettings>().bv = BvKind::Aabb;
     app.update();
     let q = app.world().resource::<LastQuery>();
@@ -87,7 +93,11 @@ fn a_drag_message_moves_the_object_and_changes_the_contacts() {
     settle(&mut app);
     app.update();
     assert!(
-        app.world().resource::<LastQuery>().report.contacts.is_empty(),
+        app.world()
+            .resource::<LastQuery>()
+            .report
+            .contacts
+            .is_empty(),
         "B starts beside A"
     );
     let start = app.world().resource::<CollisionScene>().obj.pose;
@@ -119,12 +129,17 @@ fn overlay_toggles_change_what_would_be_drawn() {
     settle(&mut app);
     pause(&mut app);
     app.update();
-    assert!(app.world().resource::<OverlayBoxes>().boxes.is_empty(), "overlay off");
+    assert!(
+        app.world().resource::<OverlayBoxes>().boxes.is_empty(),
+        "overlay off"
+    );
 
     let oracle = {
         let scene = app.world().resource::<CollisionScene>();
         let tree = Bvh::<Obb>::build(scene.obj.mesh.clone(), &BuildOptions::default());
-        (0..5).map(|d| tree.nodes_at_depth(d).len()).collect::<Vec<_>>()
+        (0..5)
+            .map(|d| tree.nodes_at_depth(d).len())
+            .collect::<Vec<_>>()
     };
     for level in 0..5 {
         *app.world_mut().resource_mut::<OverlaySettings>() = OverlaySettings {
@@ -137,7 +152,10 @@ fn overlay_toggles_change_what_would_be_drawn() {
         app.update();
         let boxes = app.world().resource::<OverlayBoxes>();
         assert_eq!(boxes.at_level, oracle[level], "level {level}");
-        assert_eq!(boxes.boxes.len(), oracle[level].min(OverlaySettings::default().max_boxes));
+        assert_eq!(
+            boxes.boxes.len(),
+            oracle[level].min(OverlaySettings::default().max_boxes)
+        );
     }
     // A deep level is capped, and says so.
     app.world_mut().resource_mut::<OverlaySettings>().max_boxes = 3;
@@ -164,14 +182,19 @@ fn overlay_toggles_change_what_would_be_drawn() {
     assert!(app.world().resource::<LastQuery>().traced);
     assert!(resting > floating, "{resting} vs {floating}");
     // Switching the tree type changes the boxes drawn.
-    app.world_mut().resource_mut::<OverlaySettings>().only_overlapped = false;
+    app.world_mut()
+        .resource_mut::<OverlaySettings>()
+        .only_overlapped = false;
     app.update();
     let obb = app.world().resource::<OverlayBoxes>().boxes.clone();
     app.world_mut().resource_mut::<OverlaySettings>().tree = BvKind::Aabb;
     app.update();
     let aabb = app.world().resource::<OverlayBoxes>().boxes.clone();
     assert_ne!(obb, aabb);
-    assert!(aabb.iter().all(|b| b.rotation.abs_diff_eq(Quat::IDENTITY, 1e-6)));
+    assert!(
+        aabb.iter()
+            .all(|b| b.rotation.abs_diff_eq(Quat::IDENTITY, 1e-6))
+    );
 }
 
 #[test]
@@ -199,7 +222,13 @@ fn a_bad_obj_becomes_the_error_state_and_the_app_keeps_running() {
         dir.join("missing.obj"),
     )));
     settle(&mut app);
-    assert!(app.world().resource::<SceneStatus>().error.as_deref().is_some_and(|e| e.contains("missing.obj")));
+    assert!(
+        app.world()
+            .resource::<SceneStatus>()
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("missing.obj"))
+    );
     assert!(app.world().contains_resource::<CollisionScene>());
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -214,14 +243,25 @@ fn the_wobbling_torus_refits_its_aabb_tree_every_frame() {
         app.update();
     }
     let scene = app.world().resource::<CollisionScene>();
-    assert_ne!(scene.obj.aabb.nodes()[0].bv, first, "the root box follows the wobble");
+    assert_ne!(
+        scene.obj.aabb.nodes()[0].bv,
+        first,
+        "the root box follows the wobble"
+    );
     // The refitted tree still bounds the deformed mesh, and the query agrees with brute force
     // restricted to the contacts found by a fresh build.
     scene.obj.aabb.validate().unwrap();
-    let fresh = Bvh::<obbtree::bv::Aabb>::build(scene.obj.aabb.mesh().clone(), &BuildOptions::default());
+    let fresh =
+        Bvh::<obbtree::bv::Aabb>::build(scene.obj.aabb.mesh().clone(), &BuildOptions::default());
     let env = &scene.env.aabb;
     let rel = scene.env.pose.inv_mul(&scene.obj.pose);
-    let expect = obbtree::query::collide(env, &obbtree::math::Isometry::identity(), &fresh, &rel, &Default::default());
+    let expect = obbtree::query::collide(
+        env,
+        &obbtree::math::Isometry::identity(),
+        &fresh,
+        &rel,
+        &Default::default(),
+    );
     let got = app.world().resource::<LastQuery>().report.sorted_contacts();
     assert_eq!(got, expect.sorted_contacts());
     assert!(app.world().resource::<Timings>().last().unwrap().refit_us > 0.0);

@@ -5,10 +5,10 @@
 //! `mesa-vulkan-drivers` (see `.ci/run`).
 #![cfg(feature = "app")]
 
-use obbtree::query::{QueryOptions, collide};
-use obbtree::scenes::{self, SceneId};
 use obbtree::bvh::{BuildOptions, ObbTree};
 use obbtree::math::Isometry;
+use obbtree::query::{QueryOptions, collide};
+use obbtree::scenes::{self, SceneId};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -28,7 +28,13 @@ fn render(id: SceneId, out: &Path) -> String {
     let output = Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1280x720x24"])
         .arg(exe)
-        .args(["view", "--scene", id.name(), "--frames", &FRAMES.to_string()])
+        .args([
+            "view",
+            "--scene",
+            id.name(),
+            "--frames",
+            &FRAMES.to_string(),
+        ])
         .args(["--step", &start_step(id).to_string()])
         .arg("--screenshot")
         .arg(out)
@@ -70,8 +76,14 @@ fn check(id: SceneId, png: &Path) {
             }
         }
     }
-    assert!(grey as f64 > 0.8 * total as f64, "{id}: panel not found ({grey}/{total} grey)");
-    assert!(text > 300, "{id}: no text on the panel ({text} light pixels)");
+    assert!(
+        grey as f64 > 0.8 * total as f64,
+        "{id}: panel not found ({grey}/{total} grey)"
+    );
+    assert!(
+        text > 300,
+        "{id}: no text on the panel ({text} light pixels)"
+    );
 
     // The 3D view: not the panel's grey.
     let mut neutral = 0u32;
@@ -85,7 +97,10 @@ fn check(id: SceneId, png: &Path) {
             }
         }
     }
-    assert!((neutral as f64) < 0.5 * view as f64, "{id}: the 3D view looks empty");
+    assert!(
+        (neutral as f64) < 0.5 * view as f64,
+        "{id}: the 3D view looks empty"
+    );
 
     // The highlight colour (unlit, untonemapped sRGB (255, 20, 20)) where the scene has contacts.
     let highlight = img
@@ -97,11 +112,23 @@ fn check(id: SceneId, png: &Path) {
     let obj = ObbTree::build(scene.object.clone(), &BuildOptions::default());
     let s0 = start_step(id);
     let touching = (s0..s0 + FRAMES + 10).all(|s| {
-        collide(&env, &Isometry::identity(), &obj, &scene.path[s].pose_ab, &QueryOptions::default())
-            .colliding()
+        collide(
+            &env,
+            &Isometry::identity(),
+            &obj,
+            &scene.path[s].pose_ab,
+            &QueryOptions::default(),
+        )
+        .colliding()
     });
-    assert!(touching, "{id}: the screenshot's steps must all have contacts");
-    assert!(highlight >= 15, "{id}: contacts but only {highlight} highlight pixels");
+    assert!(
+        touching,
+        "{id}: the screenshot's steps must all have contacts"
+    );
+    assert!(
+        highlight >= 15,
+        "{id}: contacts but only {highlight} highlight pixels"
+    );
 }
 
 fn assets() -> PathBuf {

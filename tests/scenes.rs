@@ -114,7 +114,7 @@ fn paths_are_continuous_within_the_integrators_bounds() {
 fn replayed_paths_exercise_contacts_as_recorded() {
     for id in SceneId::ALL {
         let scene = scenes::load_scene(&assets(), id).unwrap();
-        let row = bench::bench::<Obb>(&scene, &mut |_| {});
+        let row = bench::bench::<Obb>(&scene, 1, &mut |_| {});
         // The replay from the file finds exactly the contacts the simulation found.
         assert_eq!(row.contacts, scene.entry.path.contacts, "{id}");
         assert_eq!(row.steps, scene.path.len());

@@ -78,7 +78,8 @@ fn drive_capture(
     capture.waited += 1;
     if capture.saved && capture.path.exists() {
         let (q50, q95) = timings.percentiles(|s| s.query_us);
-        let (c50, c95) = timings.percentiles(|s| s.query_us + s.highlight_us + s.overlay_us + s.refit_us);
+        let (c50, c95) =
+            timings.percentiles(|s| s.query_us + s.highlight_us + s.overlay_us + s.refit_us);
         let (f50, f95) = timings.percentiles(|s| s.frame_ms);
         println!(
             "screenshot {}: {} frames; query median {q50:.1} µs p95 {q95:.1} µs; query+highlight+overlay median {c50:.1} µs p95 {c95:.1} µs; frame median {f50:.2} ms p95 {f95:.2} ms ({:.1} FPS)",

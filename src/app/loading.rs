@@ -35,8 +35,10 @@ impl SceneChoice {
             SceneChoice::Wobble => "Wobbling torus (refit)".into(),
             SceneChoice::Files(a, b) => format!(
                 "{} + {}",
-                a.file_name().map_or_else(|| a.display().to_string(), |n| n.to_string_lossy().into()),
-                b.file_name().map_or_else(|| b.display().to_string(), |n| n.to_string_lossy().into())
+                a.file_name()
+                    .map_or_else(|| a.display().to_string(), |n| n.to_string_lossy().into()),
+                b.file_name()
+                    .map_or_else(|| b.display().to_string(), |n| n.to_string_lossy().into())
             ),
         }
     }
@@ -76,7 +78,12 @@ impl Plugin for LoadingPlugin {
             .init_resource::<SceneStatus>()
             .init_resource::<LoadTask>()
             .insert_resource(AssetsDir(self.assets.clone()))
-            .add_systems(Update, (start_loading, finish_loading).chain().in_set(FrameSet::Load));
+            .add_systems(
+                Update,
+                (start_loading, finish_loading)
+                    .chain()
+                    .in_set(FrameSet::Load),
+            );
         if let Some(choice) = self.initial.clone() {
             app.add_systems(Startup, move |mut w: MessageWriter<LoadScene>| {
                 w.write(LoadScene(choice.clone()));
@@ -98,7 +105,10 @@ fn start_loading(
     let dir = assets.0.clone();
     let job = choice.clone();
     let pool = AsyncComputeTaskPool::get();
-    task.0 = Some((choice.clone(), pool.spawn(async move { build_scene(&dir, &job) })));
+    task.0 = Some((
+        choice.clone(),
+        pool.spawn(async move { build_scene(&dir, &job) }),
+    ));
     status.loading = Some(choice.label());
     status.started = Some(Instant::now());
 }
@@ -171,6 +181,7 @@ pub(super) fn build_scene(assets: &Path, choice: &SceneChoice) -> Result<Collisi
                 path,
                 deform: None,
                 generation: 0,
+                translucent_env: *id == SceneId::Pipes,
             })
         }
         SceneChoice::Wobble => {
@@ -204,6 +215,7 @@ pub(super) fn build_scene(assets: &Path, choice: &SceneChoice) -> Result<Collisi
                 path: Vec::new(),
                 deform: None,
                 generation: 0,
+                translucent_env: false,
             })
         }
     }

@@ -101,6 +101,8 @@ pub struct CollisionScene {
     pub deform: Option<Deformation>,
     /// Incremented whenever the scene is replaced (presentation rebuilds its meshes).
     pub generation: u64,
+    /// Draw the environment see-through (the pipes: the object is inside it).
+    pub translucent_env: bool,
 }
 
 impl CollisionScene {
@@ -185,6 +187,8 @@ pub struct ViewOptions {
     pub frames: u32,
     /// Path step the first scene starts at.
     pub start_step: usize,
+    /// Show this level of the object's OBB tree from the start.
+    pub overlay_level: Option<usize>,
 }
 
 /// Opens the window and runs until it is closed (or the screenshot is saved).
@@ -198,20 +202,30 @@ pub fn run(options: ViewOptions) -> AppExit {
         }),
         ..default()
     }))
+    // Render continuously even without focus (Xvfb windows have none).
+    .insert_resource(bevy::winit::WinitSettings::continuous())
     .add_plugins(bevy_egui::EguiPlugin::default())
     .add_plugins(LogicPlugins {
         assets: options.assets.clone(),
-        initial: Some(options.scene.clone().unwrap_or(SceneChoice::Paper(crate::scenes::SceneId::Pipes))),
+        initial: Some(
+            options
+                .scene
+                .clone()
+                .unwrap_or(SceneChoice::Paper(crate::scenes::SceneId::Pipes)),
+        ),
     })
     .insert_resource(Playback {
         start_step: options.start_step,
         ..Playback::default()
     })
-    .add_plugins((
-        render::RenderPlugin,
-        input::InputPlugin,
-        ui::UiPlugin,
-    ));
+    .insert_resource(OverlaySettings {
+        show: options.overlay_level.is_some(),
+        level: options
+            .overlay_level
+            .unwrap_or(OverlaySettings::default().level),
+        ..OverlaySettings::default()
+    })
+    .add_plugins((render::RenderPlugin, input::InputPlugin, ui::UiPlugin));
     if let Some(path) = &options.screenshot {
         app.add_plugins(capture::CapturePlugin {
             path: path.clone(),

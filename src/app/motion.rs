@@ -21,8 +21,8 @@ pub struct Playback {
     pub follow_path: bool,
     /// Step the next loaded scene starts at (`obbtree view --step`); used once.
     pub start_step: usize,
-    accumulated: f32,
-    seen_generation: u64,
+    pub(super) accumulated: f32,
+    pub(super) seen_generation: u64,
 }
 
 impl Default for Playback {
@@ -180,7 +180,8 @@ pub fn wobble(rest: &[Point], time: f64) -> Vec<Point> {
             let tube_center = Point::from(e * crate::scenes::landscape::TORUS_MAJOR);
             let out = p - tube_center;
             let theta = p.z.atan2(p.x);
-            let amp = 0.12 * (3.0 * theta - 4.0 * time).sin() + 0.05 * (7.0 * theta + 6.0 * time).sin();
+            let amp =
+                0.12 * (3.0 * theta - 4.0 * time).sin() + 0.05 * (7.0 * theta + 6.0 * time).sin();
             p + out * amp
         })
         .collect()

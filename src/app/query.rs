@@ -158,7 +158,7 @@ fn record_timings(
     last: Res<LastQuery>,
     refit: Res<RefitTiming>,
     present: Res<PresentTiming>,
-    time: Res<Time>,
+    time: Res<Time<Real>>,
     mut timings: ResMut<Timings>,
 ) {
     let sample = FrameSample {

@@ -144,24 +144,26 @@ fn compute_overlay(
         cache.key = Some(key);
     }
     // The query's overlapping pairs name nodes of the environment first, the object second.
-    let filter: Option<Vec<bool>> = (settings.only_overlapped
-        && last.traced
-        && last.bv == Some(settings.tree))
-    .then(|| {
-        let n = match settings.tree {
-            BvKind::Obb => body.obb.nodes().len(),
-            BvKind::Aabb => body.aabb.nodes().len(),
-            BvKind::Sphere => body.sphere.nodes().len(),
-        };
-        let mut hit = vec![false; n];
-        for &(a, b) in &last.overlapped {
-            let i = if settings.body == BodyId::Environment { a } else { b } as usize;
-            if i < n {
-                hit[i] = true;
+    let filter: Option<Vec<bool>> =
+        (settings.only_overlapped && last.traced && last.bv == Some(settings.tree)).then(|| {
+            let n = match settings.tree {
+                BvKind::Obb => body.obb.nodes().len(),
+                BvKind::Aabb => body.aabb.nodes().len(),
+                BvKind::Sphere => body.sphere.nodes().len(),
+            };
+            let mut hit = vec![false; n];
+            for &(a, b) in &last.overlapped {
+                let i = if settings.body == BodyId::Environment {
+                    a
+                } else {
+                    b
+                } as usize;
+                if i < n {
+                    hit[i] = true;
+                }
             }
-        }
-        hit
-    });
+            hit
+        });
     out.level = level;
     out.tree = Some(settings.tree);
     out.at_level = cache.nodes.len();
@@ -238,12 +240,21 @@ impl OrbitCamera {
             self.pitch.sin(),
             self.pitch.cos() * self.yaw.cos(),
         );
-        Transform::from_translation(self.focus + dir * self.distance).looking_at(self.focus, Vec3::Y)
+        Transform::from_translation(self.focus + dir * self.distance)
+            .looking_at(self.focus, Vec3::Y)
     }
 }
 
 #[derive(Resource, Default)]
 struct ShownGeneration(u64);
+
+/// Gizmos of the contact outlines: drawn over everything (x-ray), so contacts hidden behind
+/// other geometry still show.
+#[derive(Default, Reflect, GizmoConfigGroup)]
+pub struct ContactGizmos;
+
+/// At most this many contacting triangles per body get an x-ray outline per frame.
+pub const MAX_OUTLINED: usize = 20_000;
 
 pub(super) struct RenderPlugin;
 
@@ -257,10 +268,16 @@ impl Plugin for RenderPlugin {
                 distance: 20.0,
             })
             .init_resource::<ShownGeneration>()
-            .add_systems(Startup, setup_view)
+            .init_gizmo_group::<ContactGizmos>()
+            .add_systems(Startup, (setup_view, configure_gizmos))
             .add_systems(
                 Update,
-                (spawn_scene_meshes, sync_bodies, update_highlights, draw_overlay)
+                (
+                    spawn_scene_meshes,
+                    sync_bodies,
+                    update_highlights,
+                    draw_overlay,
+                )
                     .chain()
                     .in_set(FrameSet::Present)
                     .after(compute_overlay)
@@ -270,12 +287,18 @@ impl Plugin for RenderPlugin {
     }
 }
 
+fn configure_gizmos(mut store: ResMut<GizmoConfigStore>) {
+    let (config, _) = store.config_mut::<ContactGizmos>();
+    config.depth_bias = -1.0;
+    config.line.width = 3.0;
+}
+
 fn setup_view(mut commands: Commands, orbit: Res<OrbitCamera>) {
     commands.spawn((Camera3d::default(), Tonemapping::None, orbit.transform()));
     commands.spawn((
         DirectionalLight {
             illuminance: 9000.0,
-            shadows_enabled: false,
+            shadow_maps_enabled: false,
             ..default()
         },
         Transform::from_xyz(4.0, 10.0, 6.0).looking_at(Vec3::ZERO, Vec3::Y),
@@ -303,18 +326,30 @@ fn render_mesh(mesh: &TriMesh, triangles: impl Iterator<Item = u32>, lift: f32) 
         let p = mesh.triangle(t as usize);
         let n = (p[1] - p[0]).cross(&(p[2] - p[0]));
         let len = n.norm();
-        let n = if len > 0.0 && len.is_finite() { n / len } else { crate::math::Vector::y() };
+        let n = if len > 0.0 && len.is_finite() {
+            n / len
+        } else {
+            crate::math::Vector::y()
+        };
         for v in p {
             let q = v + n * lift as f64;
             positions.push([q.x as f32, q.y as f32, q.z as f32]);
             normals.push([n.x as f32, n.y as f32, n.z as f32]);
         }
     }
+    if positions.is_empty() {
+        // An empty mesh upsets the render world's allocator: one degenerate triangle instead.
+        positions = vec![[0.0; 3]; 3];
+        normals = vec![[0.0, 1.0, 0.0]; 3];
+    }
     let count = positions.len() as u32;
-    Mesh::new(PrimitiveTopology::TriangleList, RenderAssetUsages::default())
-        .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, positions)
-        .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, normals)
-        .with_inserted_indices(Indices::U32((0..count).collect()))
+    Mesh::new(
+        PrimitiveTopology::TriangleList,
+        RenderAssetUsages::default(),
+    )
+    .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, positions)
+    .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, normals)
+    .with_inserted_indices(Indices::U32((0..count).collect()))
 }
 
 fn radius(mesh: &TriMesh) -> f32 {
@@ -372,8 +407,18 @@ fn spawn_scene_meshes(
         let mesh = &*body.mesh;
         let lift = radius(mesh) * 2e-4;
         let handle = meshes.add(render_mesh(mesh, 0..mesh.triangle_count() as u32, 0.0));
+        let see_through = id == BodyId::Environment && scene.translucent_env;
         let material = materials.add(StandardMaterial {
-            base_color: color,
+            base_color: if see_through {
+                color.with_alpha(0.35)
+            } else {
+                color
+            },
+            alpha_mode: if see_through {
+                AlphaMode::Blend
+            } else {
+                AlphaMode::Opaque
+            },
             perceptual_roughness: 0.7,
             double_sided: true,
             cull_mode: None,
@@ -421,7 +466,7 @@ fn sync_bodies(
         // The wobbling torus: new vertex positions every frame (20,000 triangles).
         if b.0 == BodyId::Object && scene.deform.is_some() {
             let deformed = current_object_mesh(&scene);
-            if let Some(m) = meshes.get_mut(&mesh3d.0) {
+            if let Some(mut m) = meshes.get_mut(&mesh3d.0) {
                 *m = render_mesh(deformed, 0..deformed.triangle_count() as u32, 0.0);
             }
         }
@@ -441,6 +486,7 @@ pub(super) fn current_object_mesh(scene: &CollisionScene) -> &TriMesh {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn update_highlights(
     scene: Res<CollisionScene>,
     last: Res<LastQuery>,
@@ -448,6 +494,7 @@ fn update_highlights(
     mut highlights: Query<&mut HighlightMesh>,
     mut meshes: ResMut<Assets<Mesh>>,
     mut timing: ResMut<PresentTiming>,
+    mut outlines: Gizmos<ContactGizmos>,
 ) {
     let t = Instant::now();
     for mut h in &mut highlights {
@@ -462,17 +509,27 @@ fn update_highlights(
         };
         tris.sort_unstable();
         tris.dedup();
-        let deforming = h.body == BodyId::Object && scene.deform.is_some();
-        if tris == h.shown && !deforming {
-            continue;
-        }
         let mesh = if h.body == BodyId::Object {
             current_object_mesh(&scene)
         } else {
             &*scene.env.mesh
         };
+        // X-ray outlines of the contacting triangles, world frame.
+        let pose = scene.body(h.body).pose;
+        let w = |p: crate::math::Point| {
+            let q = pose * p;
+            Vec3::new(q.x as f32, q.y as f32, q.z as f32)
+        };
+        for &tri in tris.iter().take(MAX_OUTLINED) {
+            let p = mesh.triangle(tri as usize).map(w);
+            outlines.linestrip([p[0], p[1], p[2], p[0]], HIGHLIGHT);
+        }
+        let deforming = h.body == BodyId::Object && scene.deform.is_some();
+        if tris == h.shown && !deforming {
+            continue;
+        }
         let lift = radius(mesh) * 2e-4;
-        if let Some(m) = meshes.get_mut(&h.handle) {
+        if let Some(mut m) = meshes.get_mut(&h.handle) {
             *m = render_mesh(mesh, tris.iter().copied(), lift);
         }
         h.shown = tris;

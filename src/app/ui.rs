@@ -9,9 +9,7 @@ use super::{BodyId, CollisionScene, LoadScene, SceneChoice, SceneStatus};
 use crate::bv::BvKind;
 use crate::query::ContactMode;
 use crate::scenes::SceneId;
-use bevy::camera::Viewport;
 use bevy::prelude::*;
-use bevy::window::PrimaryWindow;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 /// Text fields of the "your own models" form.
@@ -30,7 +28,7 @@ impl Plugin for UiPlugin {
     }
 }
 
-/// The panel's width in logical pixels, for the camera viewport.
+/// The panel's width in logical pixels.
 const PANEL_WIDTH: f32 = 330.0;
 
 #[allow(clippy::too_many_arguments)]
@@ -44,10 +42,13 @@ fn side_panel(
     mut playback: ResMut<Playback>,
     mut commands: MessageWriter<PlaybackCommand>,
     mut load: MessageWriter<LoadScene>,
-    (timings, last, refit, dropped): (Res<Timings>, Res<LastQuery>, Res<RefitTiming>, Res<DroppedFiles>),
+    (timings, last, refit, dropped): (
+        Res<Timings>,
+        Res<LastQuery>,
+        Res<RefitTiming>,
+        Res<DroppedFiles>,
+    ),
     mut own: ResMut<OwnModels>,
-    mut camera: Query<&mut Camera, With<Camera3d>>,
-    window: Single<&Window, With<PrimaryWindow>>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?.clone();
     let mut root = egui::Ui::new(
@@ -57,7 +58,7 @@ fn side_panel(
             .layer_id(egui::LayerId::background())
             .max_rect(ctx.viewport_rect()),
     );
-    let width = egui::Panel::left("obbtree_panel")
+    egui::Panel::left("obbtree_panel")
         .exact_size(PANEL_WIDTH)
         .show(&mut root, |ui| {
             egui::ScrollArea::vertical().show(ui, |ui| {
@@ -103,11 +104,16 @@ fn side_panel(
                     let secs = status.started.map_or(0.0, |t| t.elapsed().as_secs_f32());
                     ui.horizontal(|ui| {
                         ui.spinner();
-                        ui.label(format!("Loading {what}: building OBB, AABB and sphere trees… {secs:.1} s"));
+                        ui.label(format!(
+                            "Loading {what}: building OBB, AABB and sphere trees… {secs:.1} s"
+                        ));
                     });
                 }
                 if let Some(err) = status.error.clone() {
-                    ui.colored_label(egui::Color32::from_rgb(255, 110, 110), format!("Error: {err}"));
+                    ui.colored_label(
+                        egui::Color32::from_rgb(255, 110, 110),
+                        format!("Error: {err}"),
+                    );
                     if ui.small_button("Dismiss").clicked() {
                         status.error = None;
                     }
@@ -118,11 +124,18 @@ fn side_panel(
                 ui.strong("Motion");
                 let has_path = scene.as_ref().is_some_and(|s| !s.path.is_empty());
                 ui.horizontal(|ui| {
-                    let label = if playback.playing { "Pause (P)" } else { "Play (P)" };
+                    let label = if playback.playing {
+                        "Pause (P)"
+                    } else {
+                        "Play (P)"
+                    };
                     if ui.add_enabled(has_path, egui::Button::new(label)).clicked() {
                         commands.write(PlaybackCommand::TogglePause);
                     }
-                    if ui.add_enabled(has_path, egui::Button::new("Step (O)")).clicked() {
+                    if ui
+                        .add_enabled(has_path, egui::Button::new("Step (O)"))
+                        .clicked()
+                    {
                         commands.write(PlaybackCommand::SingleStep);
                     }
                     if ui.button("Restart (R)").clicked() {
@@ -173,9 +186,15 @@ fn side_panel(
                         ui.radio_value(&mut overlay.body, BodyId::Object, "Object");
                         ui.radio_value(&mut overlay.body, BodyId::Environment, "Environment");
                     });
-                    let depth = scene.as_ref().map_or(0, |s| s.body(overlay.body).depth(overlay.tree));
-                    ui.add(egui::Slider::new(&mut overlay.level, 0..=depth).text("level"));
-                    ui.checkbox(&mut overlay.only_overlapped, "Only volumes the query found overlapping");
+                    // Without a scene the slider's range would clamp the level to 0.
+                    if let Some(s) = &scene {
+                        let depth = s.body(overlay.body).depth(overlay.tree);
+                        ui.add(egui::Slider::new(&mut overlay.level, 0..=depth).text("level"));
+                    }
+                    ui.checkbox(
+                        &mut overlay.only_overlapped,
+                        "Only volumes the query found overlapping",
+                    );
                     if overlay.only_overlapped && overlay.tree != query.bv {
                         ui.label("(the query uses another tree type: showing all)");
                     }
@@ -186,7 +205,8 @@ fn side_panel(
                         boxes.boxes.len()
                     );
                     if boxes.capped {
-                        text += &format!(" (capped at {} of {})", overlay.max_boxes, boxes.eligible);
+                        text +=
+                            &format!(" (capped at {} of {})", overlay.max_boxes, boxes.eligible);
                     }
                     ui.label(text);
                 });
@@ -201,7 +221,14 @@ fn side_panel(
                             ui.monospace(v);
                             ui.end_row();
                         };
-                        row("query", format!("{:.1} µs ({})", f.query_us, last.bv.map_or("", |k| k.name())));
+                        row(
+                            "query",
+                            format!(
+                                "{:.1} µs ({})",
+                                f.query_us,
+                                last.bv.map_or("", |k| k.name())
+                            ),
+                        );
                         row("box tests N_v", f.bv_tests.to_string());
                         row("tri tests N_p", f.tri_tests.to_string());
                         row("contacts", f.contacts.to_string());
@@ -210,9 +237,21 @@ fn side_panel(
                         }
                         row("highlight", format!("{:.1} µs", f.highlight_us));
                         row("overlay", format!("{:.1} µs", f.overlay_us));
-                        row("frame", format!("{:.2} ms ({:.0} FPS)", f.frame_ms, 1000.0 / f.frame_ms.max(1e-3)));
-                        let (med, p95) = timings.percentiles(|s| s.query_us + s.highlight_us + s.overlay_us + s.refit_us);
-                        row("CPU per frame", format!("median {med:.0} µs, p95 {p95:.0} µs"));
+                        row(
+                            "frame",
+                            format!(
+                                "{:.2} ms ({:.0} FPS)",
+                                f.frame_ms,
+                                1000.0 / f.frame_ms.max(1e-3)
+                            ),
+                        );
+                        let (med, p95) = timings.percentiles(|s| {
+                            s.query_us + s.highlight_us + s.overlay_us + s.refit_us
+                        });
+                        row(
+                            "CPU per frame",
+                            format!("median {med:.0} µs, p95 {p95:.0} µs"),
+                        );
                     });
                 }
                 let series = |f: &dyn Fn(&super::FrameSample) -> f64| -> Vec<[f64; 2]> {
@@ -233,7 +272,10 @@ fn side_panel(
                     .allow_scroll(false)
                     .show(ui, |plot| {
                         plot.line(egui_plot::Line::new("query µs", series(&|s| s.query_us)));
-                        plot.line(egui_plot::Line::new("frame ms × 100", series(&|s| s.frame_ms * 100.0)));
+                        plot.line(egui_plot::Line::new(
+                            "frame ms × 100",
+                            series(&|s| s.frame_ms * 100.0),
+                        ));
                     });
                 if let Some(s) = &scene {
                     ui.separator();
@@ -259,24 +301,8 @@ fn side_panel(
                 ui.separator();
                 ui.label("H: help");
             });
-        })
-        .response
-        .rect
-        .width();
+        });
 
-    // The 3D view fills the window right of the panel.
-    let scale = window.scale_factor();
-    let left = (width * scale) as u32;
-    let size = UVec2::new(window.physical_width().saturating_sub(left), window.physical_height());
-    if size.x > 0 && size.y > 0 {
-        for mut cam in &mut camera {
-            cam.viewport = Some(Viewport {
-                physical_position: UVec2::new(left, 0),
-                physical_size: size,
-                ..default()
-            });
-        }
-    }
     Ok(())
 }
 

@@ -22,6 +22,8 @@ pub struct BenchRow {
     pub object_triangles: usize,
     /// Poses replayed.
     pub steps: usize,
+    /// Every how many steps of the path a pose was replayed (1: all).
+    pub every: usize,
     /// Contacts (intersecting triangle pairs) summed over the path.
     pub contacts: u64,
     /// Box (bounding volume) tests summed over the path, N_v.
@@ -47,8 +49,14 @@ pub struct BenchRow {
     pub paper: Option<PaperRow>,
 }
 
-/// Builds both `B` trees of `scene` and replays its path; `progress` is called after each step.
-pub fn bench<B: BoundingVolume>(scene: &Scene, progress: &mut dyn FnMut(usize)) -> BenchRow {
+/// Builds both `B` trees of `scene` and replays its path (every `every`-th pose; 1 for all);
+/// `progress` is called after each replayed pose.
+pub fn bench<B: BoundingVolume>(
+    scene: &Scene,
+    every: usize,
+    progress: &mut dyn FnMut(usize),
+) -> BenchRow {
+    let every = every.max(1);
     let build = BuildOptions::default();
     let t0 = Instant::now();
     let a = Bvh::<B>::build(scene.environment.clone(), &build);
@@ -62,7 +70,7 @@ pub fn bench<B: BoundingVolume>(scene: &Scene, progress: &mut dyn FnMut(usize)) 
     let mut times = Vec::with_capacity(scene.path.len());
     let (mut contacts, mut box_tests, mut tri_tests) = (0u64, 0u64, 0u64);
     let identity = Isometry::identity();
-    for (i, pose) in scene.path.iter().enumerate() {
+    for (i, pose) in scene.path.iter().step_by(every).enumerate() {
         let t = Instant::now();
         collide_into(&a, &identity, &b, &pose.pose_ab, &options, &mut report);
         times.push(t.elapsed().as_secs_f64());
@@ -86,6 +94,7 @@ pub fn bench<B: BoundingVolume>(scene: &Scene, progress: &mut dyn FnMut(usize)) 
         environment_triangles: a.mesh().triangle_count(),
         object_triangles: b.mesh().triangle_count(),
         steps,
+        every,
         contacts,
         box_tests,
         tri_tests,
