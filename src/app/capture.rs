@@ -22,6 +22,7 @@ struct Capture {
     saved: bool,
     started: Instant,
     waited: u32,
+    shown: (usize, usize),
 }
 
 /// Give up (exit with an error) after this long without a screenshot.
@@ -38,6 +39,7 @@ impl Plugin for CapturePlugin {
             saved: false,
             started: Instant::now(),
             waited: 0,
+            shown: (0, 0),
         })
         .add_systems(Last, drive_capture);
     }
@@ -49,6 +51,8 @@ fn drive_capture(
     status: Res<SceneStatus>,
     scene: Option<Res<CollisionScene>>,
     timings: Res<Timings>,
+    playback: Res<super::Playback>,
+    last: Res<super::LastQuery>,
     mut exit: MessageWriter<AppExit>,
 ) {
     if capture.started.elapsed().as_secs() > TIMEOUT_SECS {
@@ -72,6 +76,8 @@ fn drive_capture(
                 .observe(save_to_disk(path))
                 .observe(|_: On<ScreenshotCaptured>, mut c: ResMut<Capture>| c.saved = true);
             capture.requested = true;
+            // The screenshot shows this frame: its path step and its query's contacts.
+            capture.shown = (playback.step, last.report.contacts.len());
         }
         return;
     }
@@ -82,8 +88,10 @@ fn drive_capture(
             timings.percentiles(|s| s.query_us + s.highlight_us + s.overlay_us + s.refit_us);
         let (f50, f95) = timings.percentiles(|s| s.frame_ms);
         println!(
-            "screenshot {}: {} frames; query median {q50:.1} µs p95 {q95:.1} µs; query+highlight+overlay median {c50:.1} µs p95 {c95:.1} µs; frame median {f50:.2} ms p95 {f95:.2} ms ({:.1} FPS)",
+            "screenshot {}: step {} contacts {}; {} frames; query median {q50:.1} µs p95 {q95:.1} µs; query+highlight+overlay median {c50:.1} µs p95 {c95:.1} µs; frame median {f50:.2} ms p95 {f95:.2} ms ({:.1} FPS)",
             capture.path.display(),
+            capture.shown.0,
+            capture.shown.1,
             capture.rendered,
             1000.0 / f50.max(1e-3)
         );
