@@ -55,6 +55,14 @@ fn room(p: [i32; 3], d: [i32; 3]) -> i32 {
         .unwrap_or(0)
 }
 
+/// The lattice directions perpendicular to `d` with room for a step from `p`, in a fixed order.
+fn turns(p: [i32; 3], d: [i32; 3]) -> Vec<[i32; 3]> {
+    AXES.iter()
+        .copied()
+        .filter(|a| a.iter().zip(d).all(|(x, y)| x * y == 0) && room(p, *a) > 0)
+        .collect()
+}
+
 /// One pipe: a route of lattice corners, an offset, a radius.
 struct Route {
     corners: Vec<[i32; 3]>,
@@ -128,11 +136,7 @@ fn random_route(rng: &mut Xoshiro256PlusPlus, runs: &[([i32; 3], [i32; 3], Vecto
     let tee = !runs.is_empty() && rng.random_bool(0.3);
     let (start, mut d, offset, radius) = if tee {
         let (p, run_dir, offset, parent_radius) = runs[rng.random_range(0..runs.len())];
-        let choices: Vec<[i32; 3]> = AXES
-            .iter()
-            .copied()
-            .filter(|a| a.iter().zip(run_dir).all(|(x, y)| x * y == 0) && room(p, *a) > 0)
-            .collect();
+        let choices = turns(p, run_dir);
         if choices.is_empty() {
             return random_route(rng, &[]);
         }
@@ -162,11 +166,7 @@ fn random_route(rng: &mut Xoshiro256PlusPlus, runs: &[([i32; 3], [i32; 3], Vecto
     for r in 0..runs_wanted {
         if r > 0 {
             // Turn 90°: any perpendicular direction with room.
-            let choices: Vec<[i32; 3]> = AXES
-                .iter()
-                .copied()
-                .filter(|a| a.iter().zip(d).all(|(x, y)| x * y == 0) && room(p, *a) > 0)
-                .collect();
+            let choices = turns(p, d);
             if choices.is_empty() {
                 break;
             }
