@@ -222,6 +222,8 @@ struct HighlightMesh {
     body: BodyId,
     handle: Handle<Mesh>,
     shown: Vec<u32>,
+    /// How far the highlight triangles are lifted along their normals (against z-fighting).
+    lift: f32,
 }
 
 /// The orbit camera's state.
@@ -444,6 +446,7 @@ fn spawn_scene_meshes(
                         body: id,
                         handle: hl.clone(),
                         shown: Vec::new(),
+                        lift,
                     },
                     Mesh3d(hl),
                     MeshMaterial3d(highlight.clone()),
@@ -534,9 +537,8 @@ fn update_highlights(
         if tris == h.shown && !deforming {
             continue;
         }
-        let lift = radius(mesh) * 2e-4;
         if let Some(mut m) = meshes.get_mut(&h.handle) {
-            *m = render_mesh(mesh, tris.iter().copied(), lift);
+            *m = render_mesh(mesh, tris.iter().copied(), h.lift);
         }
         h.shown = tris;
     }
