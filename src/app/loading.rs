@@ -198,11 +198,11 @@ pub(super) fn build_scene(assets: &Path, choice: &SceneChoice) -> Result<Collisi
             let env = load_obj(a).map_err(|e| e.to_string())?;
             let obj = load_obj(b).map_err(|e| e.to_string())?;
             // Place B beside A along x, a little apart, so the user drags it in.
-            let (lo_a, hi_a) = bounds(&env);
-            let (lo_b, hi_b) = bounds(&obj);
+            let (lo_a, hi_a) = env.bounds();
+            let (lo_b, hi_b) = obj.bounds();
             let gap = 0.05 * (hi_a - lo_a).norm().max(1e-6);
-            let center_b = (lo_b + hi_b) * 0.5;
-            let center_a = (lo_a + hi_a) * 0.5;
+            let center_b = nalgebra::center(&lo_b, &hi_b);
+            let center_a = nalgebra::center(&lo_a, &hi_a);
             let offset = Vector::new(
                 hi_a.x - lo_b.x + gap,
                 center_a.y - center_b.y,
@@ -219,14 +219,4 @@ pub(super) fn build_scene(assets: &Path, choice: &SceneChoice) -> Result<Collisi
             })
         }
     }
-}
-
-fn bounds(mesh: &TriMesh) -> (Vector, Vector) {
-    let mut lo = Vector::repeat(f64::MAX);
-    let mut hi = Vector::repeat(f64::MIN);
-    for v in mesh.vertices() {
-        lo = lo.inf(&v.coords);
-        hi = hi.sup(&v.coords);
-    }
-    (lo, hi)
 }

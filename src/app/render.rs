@@ -361,14 +361,7 @@ fn render_mesh(mesh: &TriMesh, triangles: impl Iterator<Item = u32>, lift: f32) 
 }
 
 fn radius(mesh: &TriMesh) -> f32 {
-    let (mut lo, mut hi) = (
-        crate::math::Vector::repeat(f64::MAX),
-        crate::math::Vector::repeat(f64::MIN),
-    );
-    for v in mesh.vertices() {
-        lo = lo.inf(&v.coords);
-        hi = hi.sup(&v.coords);
-    }
+    let (lo, hi) = mesh.bounds();
     ((hi - lo).norm() * 0.5) as f32
 }
 

@@ -225,6 +225,16 @@ impl TriMesh {
         Ok(())
     }
 
+    /// The axis-aligned bounding box of the vertices, model frame: `(min, max)`. A mesh always
+    /// has a vertex (it has a triangle), so the box is never empty.
+    pub fn bounds(&self) -> (Point, Point) {
+        self.vertices
+            .iter()
+            .fold((self.vertices[0], self.vertices[0]), |(lo, hi), v| {
+                (lo.inf(v), hi.sup(v))
+            })
+    }
+
     /// Bytes held by the vertex and index arrays.
     pub fn memory_bytes(&self) -> usize {
         self.vertices.len() * std::mem::size_of::<Point>() + self.triangles.len() * 12

@@ -20,6 +20,7 @@
 
 use crate::bvh::ObbTree;
 use crate::math::{Isometry, Matrix3, Point, UnitQuaternion, Vector};
+use crate::mesh::TriMesh;
 use crate::pose::parse_poses;
 use crate::query::{CollisionReport, QueryOptions, collide_into};
 use std::path::Path;
@@ -106,14 +107,9 @@ pub struct MassProperties {
 }
 
 impl MassProperties {
-    /// A solid box of unit mass filling the vertices' bounding box.
-    pub fn of_vertices(vertices: &[Point]) -> Self {
-        let mut lo = Point::new(f64::MAX, f64::MAX, f64::MAX);
-        let mut hi = Point::new(f64::MIN, f64::MIN, f64::MIN);
-        for v in vertices {
-            lo = lo.inf(v);
-            hi = hi.sup(v);
-        }
+    /// A solid box of unit mass filling the mesh's bounding box.
+    pub fn of_mesh(mesh: &TriMesh) -> Self {
+        let (lo, hi) = mesh.bounds();
         let com = nalgebra::center(&lo, &hi);
         let s = (hi - lo).map(|e| e.max(1e-6));
         let i = Vector::new(
@@ -121,7 +117,8 @@ impl MassProperties {
             (s.x * s.x + s.z * s.z) / 12.0,
             (s.x * s.x + s.y * s.y) / 12.0,
         );
-        let radius = vertices
+        let radius = mesh
+            .vertices()
             .iter()
             .map(|v| (v - com).norm())
             .fold(0.0, f64::max);
@@ -156,7 +153,7 @@ pub fn simulate(
     config: &DynamicsConfig,
     progress: &mut dyn FnMut(usize),
 ) -> RecordedPath {
-    let mass = MassProperties::of_vertices(object.mesh().vertices());
+    let mass = MassProperties::of_mesh(object.mesh());
     let mut rot = start.rotation;
     let mut x = start * mass.com;
     let mut v = v0;

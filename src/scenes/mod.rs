@@ -593,7 +593,7 @@ pub fn generate_assets(
         );
         let text = path_text(id, seed, &spec, &recorded);
         write(&out.join(spec.path_file), text.as_bytes())?;
-        let mass = MassProperties::of_vertices(obj_tree.mesh().vertices());
+        let mass = MassProperties::of_mesh(obj_tree.mesh());
         let (max_t, max_r) = dynamics::step_bounds(&spec.dynamics, mass.com.coords.norm());
         scenes.push(SceneEntry {
             scene: id,
@@ -638,22 +638,15 @@ fn model_entry(
     scale: f64,
     mesh: &TriMesh,
 ) -> ModelEntry {
-    let mut lo = [f64::MAX; 3];
-    let mut hi = [f64::MIN; 3];
-    for v in mesh.vertices() {
-        for k in 0..3 {
-            lo[k] = lo[k].min(v[k]);
-            hi[k] = hi[k].max(v[k]);
-        }
-    }
+    let (lo, hi) = mesh.bounds();
     ModelEntry {
         file: file.into(),
         blake3: hashes.get(file).cloned().unwrap_or_default(),
         scale,
         triangles: mesh.triangle_count(),
         vertices: mesh.vertices().len(),
-        bbox_min: lo,
-        bbox_max: hi,
+        bbox_min: lo.coords.into(),
+        bbox_max: hi.coords.into(),
     }
 }
 
