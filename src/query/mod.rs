@@ -2,9 +2,11 @@
 //! triangle–triangle test, the traversal and its counts (Gottschalk et al. 1996, eq. (1)).
 
 pub mod sat;
+mod separation;
 mod traverse;
 mod tri_tri;
 
+pub use separation::{SeparationList, SeparationPolicy, collide_incremental};
 pub use traverse::{collide, collide_into, collide_relative, collide_traced};
 pub use tri_tri::{has_area, triangles_intersect};
 

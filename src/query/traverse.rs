@@ -69,7 +69,7 @@ pub fn collide_relative<B: BoundingVolume>(
     options: &QueryOptions,
     report: &mut CollisionReport,
 ) {
-    run::<B, false>(a, b, rot_ab, pos_ab, options, report, &mut Vec::new());
+    run::<B, false, false>(a, b, rot_ab, pos_ab, options, report, &mut Vec::new());
 }
 
 /// [`collide_relative`] that also records every overlapping bounding volume pair
@@ -86,40 +86,27 @@ pub fn collide_traced<B: BoundingVolume>(
     overlapped: &mut Vec<(u32, u32)>,
 ) {
     overlapped.clear();
-    run::<B, true>(a, b, rot_ab, pos_ab, options, report, overlapped);
+    run::<B, true, false>(a, b, rot_ab, pos_ab, options, report, overlapped);
 }
 
-fn run<B: BoundingVolume, const TRACE: bool>(
+/// One query from the root pair. With `TRACE`, `out` receives the overlapping pairs; with
+/// `CUT`, it receives the separation list (Li & Chen §4.1): the pairs below the cut of the
+/// recursion tree, see [`Traversal::new`].
+fn run<B: BoundingVolume, const TRACE: bool, const CUT: bool>(
     a: &Bvh<B>,
     b: &Bvh<B>,
     rot_ab: &Matrix3,
     pos_ab: &Vector,
     options: &QueryOptions,
     report: &mut CollisionReport,
-    trace: &mut Vec<(u32, u32)>,
+    out: &mut Vec<(u32, u32)>,
 ) {
     report.clear();
-    let query = B::prepare(rot_ab, pos_ab, &options.overlap);
-    let mut t = Traversal::<B, TRACE> {
-        na: a.nodes(),
-        nb: b.nodes(),
-        ma: a.mesh(),
-        mb: b.mesh(),
-        query,
-        rot_ab: *rot_ab,
-        pos_ab: *pos_ab,
-        first: options.mode == ContactMode::FirstContact,
-        report,
-        trace,
-    };
-    let pb = B::place(&t.query, &t.nb[0].bv);
-    t.report.bv_tests += 1;
-    if B::overlaps(&t.query, &t.na[0].bv, &pb) {
-        t.descend(0, 0, &pb);
-    }
+    let mut t = Traversal::<B, TRACE, CUT>::new(a, b, rot_ab, pos_ab, options, report, out);
+    t.pair(0, 0, None);
 }
 
-struct Traversal<'a, B: BoundingVolume, const TRACE: bool> {
+pub(super) struct Traversal<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> {
     na: &'a [Node<B>],
     nb: &'a [Node<B>],
     ma: &'a TriMesh,
@@ -128,21 +115,96 @@ struct Traversal<'a, B: BoundingVolume, const TRACE: bool> {
     rot_ab: Matrix3,
     pos_ab: Vector,
     first: bool,
-    report: &'a mut CollisionReport,
-    trace: &'a mut Vec<(u32, u32)>,
+    pub(super) report: &'a mut CollisionReport,
+    /// TRACE: the overlapping pairs. CUT: the separation list being built.
+    out: &'a mut Vec<(u32, u32)>,
 }
 
-impl<B: BoundingVolume, const TRACE: bool> Traversal<'_, B, TRACE> {
+impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B, TRACE, CUT> {
+    /// A traversal of `a` against `b` placed in A's frame by `(rot_ab, pos_ab)`.
+    ///
+    /// With `CUT`, every pair of the recursion tree where the traversal stops is pushed to
+    /// `out`: a pair whose volumes were found disjoint, a pair of leaves (whose triangles were
+    /// tested) and, when a first-contact query ends early, each pair it had not yet tested.
+    /// Those pairs always form a complete cut of the recursion tree (every path from the root
+    /// pair to a leaf pair crosses exactly one of them), so a later query may start from them.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn new(
+        a: &'a Bvh<B>,
+        b: &'a Bvh<B>,
+        rot_ab: &Matrix3,
+        pos_ab: &Vector,
+        options: &QueryOptions,
+        report: &'a mut CollisionReport,
+        out: &'a mut Vec<(u32, u32)>,
+    ) -> Self {
+        Traversal {
+            na: a.nodes(),
+            nb: b.nodes(),
+            ma: a.mesh(),
+            mb: b.mesh(),
+            query: B::prepare(rot_ab, pos_ab, &options.overlap),
+            rot_ab: *rot_ab,
+            pos_ab: *pos_ab,
+            first: options.mode == ContactMode::FirstContact,
+            report,
+            out,
+        }
+    }
+
+    /// Places node `b` of B in A's frame.
+    #[inline(always)]
+    pub(super) fn place(&self, b: usize) -> B::Placed {
+        B::place(&self.query, &self.nb[b].bv)
+    }
+
+    /// Tests the pair (a, b) (one volume test) and continues below it if the volumes overlap;
+    /// `pb` is node b already placed in A's frame, if it is. Returns `true` when a
+    /// first-contact query is done.
+    #[inline(always)]
+    pub(super) fn pair(&mut self, a: usize, b: usize, pb: Option<&B::Placed>) -> bool {
+        let placed;
+        let pb = match pb {
+            Some(pb) => pb,
+            None => {
+                placed = self.place(b);
+                &placed
+            }
+        };
+        self.report.bv_tests += 1;
+        if B::overlaps(&self.query, &self.na[a].bv, pb) {
+            self.descend(a, b, pb)
+        } else {
+            if CUT {
+                self.out.push((a as u32, b as u32));
+            }
+            false
+        }
+    }
+
+    /// Records a pair the traversal leaves untested (CUT only).
+    #[inline(always)]
+    pub(super) fn skip(&mut self, a: usize, b: usize) {
+        if CUT {
+            self.out.push((a as u32, b as u32));
+        }
+    }
+
     /// Continues below the overlapping pair (a, b); `pb` is node b placed in A's frame.
     /// Returns `true` when a first-contact query is done.
     fn descend(&mut self, a: usize, b: usize, pb: &B::Placed) -> bool {
         if TRACE {
-            self.trace.push((a as u32, b as u32));
+            self.out.push((a as u32, b as u32));
         }
         let node_a = &self.na[a];
         let node_b = &self.nb[b];
         match (node_a.children(), node_b.children()) {
-            (None, None) => self.leaves(node_a.leaf_triangle(), node_b.leaf_triangle()),
+            (None, None) => {
+                if CUT {
+                    self.out.push((a as u32, b as u32));
+                }
+                self.leaves(node_a.leaf_triangle(), node_b.leaf_triangle())
+            }
             (Some((al, ar)), Some(_)) if node_a.bv.size() >= node_b.bv.size() => {
                 self.split_a(al, ar, b, pb)
             }
@@ -161,9 +223,11 @@ impl<B: BoundingVolume, const TRACE: bool> Traversal<'_, B, TRACE> {
         {
             order = [ar, al];
         }
-        for c in order {
-            self.report.bv_tests += 1;
-            if B::overlaps(&self.query, &self.na[c].bv, pb) && self.descend(c, b, pb) {
+        for (k, c) in order.into_iter().enumerate() {
+            if self.pair(c, b, Some(pb)) {
+                if k == 0 {
+                    self.skip(order[1], b);
+                }
                 return true;
             }
         }
@@ -184,9 +248,12 @@ impl<B: BoundingVolume, const TRACE: bool> Traversal<'_, B, TRACE> {
         {
             placed.swap(0, 1);
         }
-        for (c, pc) in placed {
-            self.report.bv_tests += 1;
-            if B::overlaps(&self.query, &self.na[a].bv, &pc) && self.descend(a, c, &pc) {
+        let second = placed[1].0;
+        for (k, (c, pc)) in placed.into_iter().enumerate() {
+            if self.pair(a, c, Some(&pc)) {
+                if k == 0 {
+                    self.skip(a, second);
+                }
                 return true;
             }
         }
