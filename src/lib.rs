@@ -43,6 +43,7 @@
 pub mod app;
 pub mod bv;
 pub mod bvh;
+pub mod experiments;
 pub mod math;
 pub mod mesh;
 pub mod pose;

@@ -26,8 +26,33 @@ enum Command {
     Bench(BenchArgs),
     /// Regenerate the scenes' models, motion paths and manifest under an assets folder.
     GenerateAssets(GenerateArgs),
+    /// Run one of the papers' experiments: CSV data, PNG/SVG plots and summary.md under --out.
+    Experiment(ExperimentArgs),
     /// Open the interactive viewer (the default command).
     View(ViewArgs),
+}
+
+#[derive(clap::Args)]
+struct ExperimentArgs {
+    /// parallel-proximity, point-proximity, random-placements, separation-list, paper-tables,
+    /// or all (each into its own subfolder of --out).
+    name: String,
+    /// Output folder.
+    #[arg(long)]
+    out: PathBuf,
+    /// A CI-sized run (fewer points, placements, steps and seeds).
+    #[arg(long)]
+    quick: bool,
+    /// Seed of every random choice.
+    #[arg(long, default_value_t = 1996)]
+    seed: u64,
+    /// Folder with torus.obj, teapot.obj, f-16.obj and spot.obj (default: the source tree's
+    /// tests/data).
+    #[arg(long)]
+    models: Option<PathBuf>,
+    /// Assets folder of the scenes (default: ./assets, else the source tree's).
+    #[arg(long)]
+    assets: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Default)]
@@ -132,6 +157,7 @@ fn main() -> ExitCode {
         Some(Command::Collide(args)) => collide_cmd(&args),
         Some(Command::Bench(args)) => bench_cmd(&args),
         Some(Command::GenerateAssets(args)) => generate_cmd(&args),
+        Some(Command::Experiment(args)) => experiment_cmd(&args),
         Some(Command::View(args)) => return view_cmd(args),
         None => return view_cmd(ViewArgs::default()),
     };
@@ -331,7 +357,7 @@ fn progress_bar(len: usize, what: &str) -> indicatif::ProgressBar {
     );
     bar.set_style(
         indicatif::ProgressStyle::with_template(&format!(
-            "{{bar:40}} {{pos}}/{{len}} {what} {{elapsed_precise}} eta {{eta}}"
+            "{{bar:40}} {{pos}}/{{len}} {what}{{msg}} {{elapsed_precise}} eta {{eta}}"
         ))
         .expect("static template"),
     );
@@ -364,6 +390,63 @@ fn bench_cmd(args: &BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
         println!("{}", serde_json::to_string(&row)?);
     } else {
         print!("{}", bench::format_table(&row));
+    }
+    Ok(())
+}
+
+fn experiment_cmd(args: &ExperimentArgs) -> Result<(), Box<dyn std::error::Error>> {
+    use obbtree::experiments::{self, Experiment, Settings};
+    let list: Vec<Experiment> = if args.name == "all" {
+        Experiment::ALL.to_vec()
+    } else {
+        vec![Experiment::from_name(&args.name).ok_or_else(|| {
+            format!(
+                "unknown experiment {:?}: expected one of {}, all",
+                args.name,
+                Experiment::ALL.map(|e| e.name()).join(", ")
+            )
+        })?]
+    };
+    for e in list {
+        let mut settings = Settings::new(if args.name == "all" {
+            args.out.join(e.name())
+        } else {
+            args.out.clone()
+        });
+        settings.quick = args.quick;
+        settings.seed = args.seed;
+        if let Some(m) = &args.models {
+            settings.models = m.clone();
+        }
+        if let Some(a) = &args.assets {
+            settings.assets = a.clone();
+        }
+        let bar = progress_bar(1, "");
+        let mut stage = String::new();
+        let outcome = experiments::run(e, &settings, &mut |what, done, total| {
+            if what != stage {
+                stage = what.to_string();
+                bar.set_message(stage.clone());
+            }
+            bar.set_length(total.max(1));
+            bar.set_position(done);
+        });
+        bar.finish_and_clear();
+        let outcome = outcome?;
+        println!(
+            "{}: {}",
+            e.name(),
+            settings.out.join("summary.md").display()
+        );
+        for c in outcome.claims() {
+            println!(
+                "  [{}] {}: paper {}, ours {}",
+                if c.holds { "holds" } else { "FAILS" },
+                c.claim,
+                c.paper,
+                c.ours
+            );
+        }
     }
     Ok(())
 }
