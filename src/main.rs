@@ -310,7 +310,7 @@ fn run<B: BoundingVolume>(
     }
     bar.finish_and_clear();
     let mean = micros.iter().sum::<f64>() / micros.len() as f64;
-    let median = median(&mut micros);
+    let median = obbtree::math::median(&mut micros);
     if args.json {
         let summary = serde_json::json!({"summary": {
             "poses": poses.len(),
@@ -338,16 +338,6 @@ fn run<B: BoundingVolume>(
     }
     out.flush()?;
     Ok(())
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        0.5 * (v[n / 2 - 1] + v[n / 2])
-    }
 }
 
 fn progress_bar(len: usize, what: &str) -> indicatif::ProgressBar {

@@ -52,3 +52,18 @@ pub fn f32_up(x: f64) -> f32 {
     let y = x as f32;
     if (y as f64) < x { y.next_up() } else { y }
 }
+
+/// The median of `values` (sorted in place; the mean of the two middle values for an even
+/// count); 0 for an empty slice. For reporting timings.
+pub fn median(values: &mut [f64]) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        0.5 * (values[n / 2 - 1] + values[n / 2])
+    }
+}

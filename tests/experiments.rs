@@ -287,3 +287,18 @@ fn unknown_experiment_is_an_error() {
         "{err}"
     );
 }
+
+#[test]
+fn missing_model_is_named() {
+    let out =
+        std::env::temp_dir().join(format!("obbtree-experiment-missing-{}", std::process::id()));
+    let mut settings = Settings::new(&out);
+    settings.quick = true;
+    settings.models = out.join("no-models-here");
+    let err = experiments::run(Experiment::RandomPlacements, &settings, &mut |_, _, _| {})
+        .expect_err("the models folder does not exist");
+    assert!(err.to_string().contains("torus.obj"), "{err}");
+    let err = experiments::run(Experiment::SeparationList, &settings, &mut |_, _, _| {})
+        .expect_err("the models folder does not exist");
+    assert!(err.to_string().contains("spot.obj"), "{err}");
+}

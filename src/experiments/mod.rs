@@ -28,6 +28,7 @@ pub use proximity::{ProximityPoint, ProximityResult};
 pub use separation::{SeparationResult, SeparationRow};
 pub use tables::TablesResult;
 
+use crate::math::median;
 use crate::mesh::MeshError;
 use crate::scenes::SceneError;
 use std::fmt::Write as _;
@@ -250,11 +251,11 @@ struct Summary {
 }
 
 impl Summary {
-    fn new(title: &str, source: &str, settings: &Settings) -> Self {
+    fn new(name: &str, title: &str, source: &str, settings: &Settings) -> Self {
         let mut text = format!("# {title}\n\nSource: {source}.\n\n");
         let _ = writeln!(
             text,
-            "Run: `obbtree experiment … --out {}{}` (seed {}), obbtree {}.\n",
+            "Run: `obbtree experiment {name} --out {}{}` (seed {}), obbtree {}.\n",
             settings.out.display(),
             if settings.quick { " --quick" } else { "" },
             settings.seed,
@@ -336,20 +337,6 @@ fn shoemake(rng: &mut impl rand::RngExt) -> crate::math::UnitQuaternion {
         a * (TAU * u2).cos(),
         b * (TAU * u3).sin(),
     ))
-}
-
-/// Median of a slice (sorted in place); 0 for an empty one.
-fn median(v: &mut [f64]) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        0.5 * (v[n / 2 - 1] + v[n / 2])
-    }
 }
 
 /// A number with thousands separators, for the summaries.

@@ -29,43 +29,20 @@ const MODELS: [(&str, &str, &str); 3] = [
 
 /// van den Bergen's Tables 1 and 2: (model, tree, sat) → N_b, C_b µs, T_b s, N_p, C_p µs,
 /// T_p s, T_total s (100K placements, Sun UltraSPARC-I 167 MHz).
+#[rustfmt::skip]
 const PAPER: [(&str, &str, &str, u64, f64, f64, u64, f64, f64, f64); 12] = [
-    (
-        "Torus", "obb", "full", 10178961, 4.9, 49.7, 197314, 15.0, 2.9, 52.6,
-    ),
-    (
-        "X-wing", "obb", "full", 48890612, 4.6, 223.8, 975217, 10.0, 10.2, 234.0,
-    ),
-    (
-        "Teapot", "obb", "full", 12025710, 4.8, 57.6, 186329, 14.0, 2.7, 60.3,
-    ),
-    (
-        "Torus", "aabb", "full", 32913297, 3.7, 122.3, 3996806, 7.2, 28.7, 151.0,
-    ),
-    (
-        "X-wing", "aabb", "full", 92376250, 3.1, 288.8, 8601433, 7.1, 61.3, 350.1,
-    ),
-    (
-        "Teapot", "aabb", "full", 25810569, 3.3, 84.8, 1874830, 7.4, 13.9, 98.7,
-    ),
-    (
-        "Torus", "obb", "lite", 13116295, 3.7, 47.9, 371345, 12.0, 4.4, 52.3,
-    ),
-    (
-        "X-wing", "obb", "lite", 65041340, 3.4, 221.4, 2451543, 9.3, 22.9, 244.3,
-    ),
-    (
-        "Teapot", "obb", "lite", 14404588, 3.5, 50.8, 279987, 13.0, 3.5, 54.3,
-    ),
-    (
-        "Torus", "aabb", "lite", 40238149, 2.4, 96.1, 5222836, 7.4, 38.4, 134.5,
-    ),
-    (
-        "X-wing", "aabb", "lite", 121462120, 1.9, 236.7, 13066095, 7.0, 91.3, 328.0,
-    ),
-    (
-        "Teapot", "aabb", "lite", 30127623, 2.1, 62.5, 2214671, 7.0, 15.6, 78.1,
-    ),
+    ("Torus", "obb", "full", 10178961, 4.9, 49.7, 197314, 15.0, 2.9, 52.6),
+    ("X-wing", "obb", "full", 48890612, 4.6, 223.8, 975217, 10.0, 10.2, 234.0),
+    ("Teapot", "obb", "full", 12025710, 4.8, 57.6, 186329, 14.0, 2.7, 60.3),
+    ("Torus", "aabb", "full", 32913297, 3.7, 122.3, 3996806, 7.2, 28.7, 151.0),
+    ("X-wing", "aabb", "full", 92376250, 3.1, 288.8, 8601433, 7.1, 61.3, 350.1),
+    ("Teapot", "aabb", "full", 25810569, 3.3, 84.8, 1874830, 7.4, 13.9, 98.7),
+    ("Torus", "obb", "lite", 13116295, 3.7, 47.9, 371345, 12.0, 4.4, 52.3),
+    ("X-wing", "obb", "lite", 65041340, 3.4, 221.4, 2451543, 9.3, 22.9, 244.3),
+    ("Teapot", "obb", "lite", 14404588, 3.5, 50.8, 279987, 13.0, 3.5, 54.3),
+    ("Torus", "aabb", "lite", 40238149, 2.4, 96.1, 5222836, 7.4, 38.4, 134.5),
+    ("X-wing", "aabb", "lite", 121462120, 1.9, 236.7, 13066095, 7.0, 91.3, 328.0),
+    ("Teapot", "aabb", "lite", 30127623, 2.1, 62.5, 2214671, 7.0, 15.6, 78.1),
 ];
 
 /// van den Bergen's Table 3: model → build OBB s, build AABB s, refit AABB ms, test OBB ms,
@@ -620,6 +597,7 @@ fn write(r: &PlacementsResult, settings: &Settings) -> Result<(), ExperimentErro
     )?;
 
     let mut s = Summary::new(
+        "random-placements",
         "Random placements: AABB trees vs OBB trees",
         "van den Bergen 1998, \"Efficient collision detection of complex deformable models using AABB trees\", §5, Tables 1–3",
         settings,

@@ -473,6 +473,7 @@ fn write(r: &ProximityResult, settings: &Settings) -> Result<(), ExperimentError
     )?;
 
     let mut s = Summary::new(
+        name,
         title,
         &format!("Gottschalk, Lin, Manocha 1996, §6, {fig}"),
         settings,

@@ -390,6 +390,7 @@ fn write(r: &SeparationResult, settings: &Settings) -> Result<(), ExperimentErro
     }
     let steps = r.rows.first().map_or(0, |x| x.steps);
     let mut s = Summary::new(
+        "separation-list",
         "Separation lists: top-down vs incremental",
         "Li & Chen, \"Incremental 3D collision detection with hierarchical data structures\", §4–§5, Table 1",
         settings,

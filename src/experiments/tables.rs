@@ -198,6 +198,7 @@ fn write(r: &TablesResult, settings: &Settings) -> Result<(), ExperimentError> {
         },
     )?;
     let mut s = Summary::new(
+        "paper-tables",
         "Table 3: the paper's three scenes",
         "Gottschalk, Lin, Manocha 1996, §7.2, Table 3",
         settings,

@@ -81,8 +81,7 @@ pub fn bench<B: BoundingVolume>(
     }
     let total: f64 = times.iter().sum();
     let steps = times.len();
-    times.sort_by(f64::total_cmp);
-    let median = if steps == 0 { 0.0 } else { times[steps / 2] };
+    let median = crate::math::median(&mut times);
     let tris = a.mesh().triangle_count() + b.mesh().triangle_count();
     BenchRow {
         scene: scene.id.name(),
