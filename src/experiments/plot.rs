@@ -66,7 +66,14 @@ fn tick(log: bool, v: f64) -> String {
     } else if v.abs() >= 1e4 {
         format!("{v:.1e}")
     } else {
-        format!("{v}")
+        // Six decimals at most, trailing zeros dropped (0.060000000000000005 → 0.06).
+        let t = format!("{v:.6}");
+        let t = t.trim_end_matches('0').trim_end_matches('.');
+        if t == "-0" {
+            "0".to_string()
+        } else {
+            t.to_string()
+        }
     }
 }
 
