@@ -255,13 +255,14 @@ fn unit_costs<B: BoundingVolume>(t: &Bvh<B>, sample: &[Placement], sat: SatMode)
     for (k, p) in sample.iter().enumerate() {
         collide_traced(t, t, &p.rot, &p.pos, &options, &mut r, &mut overlapped);
         collide_incremental(t, t, &p.rot, &p.pos, &options, &mut list, &mut r);
+        // Tested pairs: the overlapping ones, plus the cut's disjoint ones; the cut's leaf
+        // pairs are overlapping pairs whose triangles were tested.
         let nodes = t.nodes();
-        for &(a, b) in overlapped.iter().chain(list.pairs()) {
-            boxes.push((k, a, b));
-            if let (Some(ta), Some(tb)) =
-                (nodes[a as usize].triangle(), nodes[b as usize].triangle())
-            {
-                tris.push((k, ta, tb));
+        boxes.extend(overlapped.iter().map(|&(a, b)| (k, a, b)));
+        for &(a, b) in list.pairs() {
+            match (nodes[a as usize].triangle(), nodes[b as usize].triangle()) {
+                (Some(ta), Some(tb)) => tris.push((k, ta, tb)),
+                _ => boxes.push((k, a, b)),
             }
         }
     }

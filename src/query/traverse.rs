@@ -115,7 +115,7 @@ pub(super) struct Traversal<'a, B: BoundingVolume, const TRACE: bool, const CUT:
     rot_ab: Matrix3,
     pos_ab: Vector,
     first: bool,
-    pub(super) report: &'a mut CollisionReport,
+    report: &'a mut CollisionReport,
     /// TRACE: the overlapping pairs. CUT: the separation list being built.
     out: &'a mut Vec<(u32, u32)>,
 }
