@@ -266,3 +266,45 @@ fn the_wobbling_torus_refits_its_aabb_tree_every_frame() {
     assert_eq!(got, expect.sorted_contacts());
     assert!(app.world().resource::<Timings>().last().unwrap().refit_us > 0.0);
 }
+
+#[test]
+fn the_separation_list_option_keeps_the_contacts_of_the_plain_query() {
+    use obbtree::query::SeparationPolicy;
+    let mut app = app_with(SceneChoice::Paper(SceneId::Torus));
+    settle(&mut app);
+    {
+        let mut p = app.world_mut().resource_mut::<Playback>();
+        p.step = 1000;
+        p.follow_path = true;
+        p.playing = true;
+    }
+    app.world_mut().resource_mut::<QuerySettings>().separation = Some(SeparationPolicy::Deferred);
+    let mut touching = 0;
+    for frame in 0..40 {
+        app.update();
+        let scene = app.world().resource::<CollisionScene>();
+        let rel = scene.env.pose.inv_mul(&scene.obj.pose);
+        let expect = obbtree::query::collide(
+            &scene.env.obb,
+            &obbtree::math::Isometry::identity(),
+            &scene.obj.obb,
+            &rel,
+            &Default::default(),
+        );
+        let got = app.world().resource::<LastQuery>().report.sorted_contacts();
+        assert_eq!(got, expect.sorted_contacts(), "frame {frame}");
+        touching += usize::from(!got.is_empty());
+    }
+    assert!(
+        touching > 0,
+        "the torus touches the landscape along this part of its path"
+    );
+    let list = &app.world().resource::<SeparationCache>().list;
+    assert_eq!(list.queries(), 40);
+    assert!(list.rebuilds() < 40, "the list was reused between frames");
+    // Switching the tree type starts a new list.
+    app.world_mut().resource_mut::<QuerySettings>().bv = BvKind::Aabb;
+    app.update();
+    let list = &app.world().resource::<SeparationCache>().list;
+    assert_eq!((list.queries(), list.rebuilds()), (1, 1));
+}

@@ -20,7 +20,7 @@ mod ui;
 
 pub use loading::{LoadScene, SceneChoice, SceneStatus};
 pub use motion::{DragBody, Playback};
-pub use query::{FrameSample, LastQuery, QuerySettings, Timings};
+pub use query::{FrameSample, LastQuery, QuerySettings, SeparationCache, Timings};
 pub use render::{OverlayBoxes, OverlaySettings};
 
 use crate::bv::{Aabb, BvKind, Obb, Sphere};

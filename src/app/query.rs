@@ -4,7 +4,10 @@ use super::motion::RefitTiming;
 use super::render::{OverlaySettings, PresentTiming};
 use super::{CollisionScene, FrameSet};
 use crate::bv::BvKind;
-use crate::query::{CollisionReport, ContactMode, QueryOptions, collide_relative, collide_traced};
+use crate::query::{
+    CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy,
+    collide_incremental, collide_relative, collide_traced,
+};
 use bevy::prelude::*;
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -16,6 +19,10 @@ pub struct QuerySettings {
     pub bv: BvKind,
     /// All contacts (default) or first contact.
     pub mode: ContactMode,
+    /// Start each query from the previous frame's separation list (Li & Chen §4) with this
+    /// rebuild policy, instead of from the root pair (`None`, the default). Ignored while the
+    /// overlay traces the overlapping volumes. The contacts are the same either way.
+    pub separation: Option<SeparationPolicy>,
 }
 
 impl Default for QuerySettings {
@@ -23,8 +30,19 @@ impl Default for QuerySettings {
         Self {
             bv: BvKind::Obb,
             mode: ContactMode::AllContacts,
+            separation: None,
         }
     }
+}
+
+/// The separation list kept between frames for the (environment, object) pair, and what it
+/// was made for: (tree type, scene generation). Cleared when either changes.
+#[derive(Resource, Clone, Debug, Default)]
+pub struct SeparationCache {
+    /// The list.
+    pub list: SeparationList,
+    /// (tree type, scene generation) of the list.
+    pub key: Option<(BvKind, u64)>,
 }
 
 /// The last frame's query.
@@ -98,6 +116,7 @@ pub(super) struct QueryPlugin;
 impl Plugin for QueryPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<QuerySettings>()
+            .init_resource::<SeparationCache>()
             .init_resource::<LastQuery>()
             .init_resource::<Timings>()
             .add_systems(
@@ -119,6 +138,7 @@ fn run_query(
     scene: Res<CollisionScene>,
     settings: Res<QuerySettings>,
     overlay: Res<OverlaySettings>,
+    mut cache: ResMut<SeparationCache>,
     mut last: ResMut<LastQuery>,
 ) {
     let rel = scene.env.pose.inv_mul(&scene.obj.pose);
@@ -129,6 +149,15 @@ fn run_query(
         ..QueryOptions::default()
     };
     let trace = overlay.show && overlay.only_overlapped && overlay.tree == settings.bv;
+    let separation = settings.separation.filter(|_| !trace);
+    let key = Some((settings.bv, scene.generation));
+    if let Some(policy) = separation
+        && (cache.key != key || cache.list.policy() != policy)
+    {
+        cache.list = SeparationList::new(policy);
+        cache.key = key;
+    }
+    let list = &mut cache.list;
     let last = &mut *last;
     let (report, pairs) = (&mut last.report, &mut last.overlapped);
     let t = Instant::now();
@@ -136,6 +165,8 @@ fn run_query(
         ($a:expr, $b:expr) => {
             if trace {
                 collide_traced($a, $b, &rot, &pos, &options, report, pairs)
+            } else if separation.is_some() {
+                collide_incremental($a, $b, &rot, &pos, &options, list, report)
             } else {
                 collide_relative($a, $b, &rot, &pos, &options, report)
             }

@@ -3,11 +3,11 @@
 
 use super::input::{DroppedFiles, HelpVisible};
 use super::motion::{Playback, PlaybackCommand, RefitTiming};
-use super::query::{LastQuery, QuerySettings, Timings};
+use super::query::{LastQuery, QuerySettings, SeparationCache, Timings};
 use super::render::{OverlayBoxes, OverlaySettings};
 use super::{BodyId, CollisionScene, LoadScene, SceneChoice, SceneStatus};
 use crate::bv::BvKind;
-use crate::query::ContactMode;
+use crate::query::{ContactMode, SeparationPolicy};
 use crate::scenes::SceneId;
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
@@ -42,11 +42,12 @@ fn side_panel(
     mut playback: ResMut<Playback>,
     mut commands: MessageWriter<PlaybackCommand>,
     mut load: MessageWriter<LoadScene>,
-    (timings, last, refit, dropped): (
+    (timings, last, refit, dropped, separation): (
         Res<Timings>,
         Res<LastQuery>,
         Res<RefitTiming>,
         Res<DroppedFiles>,
+        Res<SeparationCache>,
     ),
     mut own: ResMut<OwnModels>,
 ) -> Result {
@@ -170,6 +171,30 @@ fn side_panel(
                     ui.radio_value(&mut query.mode, ContactMode::AllContacts, "All contacts");
                     ui.radio_value(&mut query.mode, ContactMode::FirstContact, "First contact");
                 });
+                ui.horizontal(|ui| {
+                    ui.label("Start from")
+                        .on_hover_text("Li & Chen §4: reuse the last frame's separation list");
+                    egui::ComboBox::from_id_salt("separation")
+                        .selected_text(match query.separation {
+                            None => "the root pair",
+                            Some(SeparationPolicy::TopDown) => "the root pair (recorded)",
+                            Some(SeparationPolicy::Predicted) => "separation list (Fig. 4a)",
+                            Some(SeparationPolicy::Deferred) => "separation list (Fig. 4b)",
+                        })
+                        .show_ui(ui, |ui| {
+                            ui.selectable_value(&mut query.separation, None, "the root pair");
+                            ui.selectable_value(
+                                &mut query.separation,
+                                Some(SeparationPolicy::Predicted),
+                                "separation list (Fig. 4a)",
+                            );
+                            ui.selectable_value(
+                                &mut query.separation,
+                                Some(SeparationPolicy::Deferred),
+                                "separation list (Fig. 4b)",
+                            );
+                        });
+                });
                 ui.separator();
 
                 // Drawing.
@@ -230,6 +255,18 @@ fn side_panel(
                             ),
                         );
                         row("box tests N_v", f.bv_tests.to_string());
+                        if query.separation.is_some() && !last.traced {
+                            let l = &separation.list;
+                            row(
+                                "separation list",
+                                format!(
+                                    "{} pairs, {} of {} queries rebuilt",
+                                    l.len(),
+                                    l.rebuilds(),
+                                    l.queries()
+                                ),
+                            );
+                        }
                         row("tri tests N_p", f.tri_tests.to_string());
                         row("contacts", f.contacts.to_string());
                         if let Some(k) = refit.kind {
