@@ -540,23 +540,26 @@ fn write(r: &PlacementsResult, settings: &Settings) -> Result<(), ExperimentErro
     write_csv(&out.join("random-placements.csv"), &r.rows)?;
     write_csv(&out.join("random-placements-times.csv"), &r.timings)?;
     let groups: Vec<String> = MODELS.iter().map(|m| m.1.to_string()).collect();
-    let series: Vec<(String, Vec<f64>)> = [
-        ("obb", "full"),
-        ("aabb", "full"),
-        ("obb", "lite"),
-        ("aabb", "lite"),
-    ]
-    .iter()
-    .map(|(bv, sat)| {
-        (
-            format!("{} tree, {} SAT", bv.to_uppercase(), sat),
-            MODELS
-                .iter()
-                .map(|m| row(&r.rows, m.1, bv, sat).n_b as f64)
-                .collect(),
-        )
-    })
-    .collect();
+    // One bar series per (tree, SAT) configuration, one bar per model.
+    let series = |value: fn(&PlacementRow) -> f64| -> Vec<(String, Vec<f64>)> {
+        [
+            ("obb", "full"),
+            ("aabb", "full"),
+            ("obb", "lite"),
+            ("aabb", "lite"),
+        ]
+        .iter()
+        .map(|(bv, sat)| {
+            (
+                format!("{} tree, {} SAT", bv.to_uppercase(), sat),
+                MODELS
+                    .iter()
+                    .map(|m| value(row(&r.rows, m.1, bv, sat)))
+                    .collect(),
+            )
+        })
+        .collect()
+    };
     bar_plot(
         out,
         "random-placements-box-tests",
@@ -565,26 +568,9 @@ fn write(r: &PlacementsResult, settings: &Settings) -> Result<(), ExperimentErro
             y_label: "box tests over all placements",
             log_y: false,
             groups: &groups,
-            series: &series,
+            series: &series(|x| x.n_b as f64),
         },
     )?;
-    let series: Vec<(String, Vec<f64>)> = [
-        ("obb", "full"),
-        ("aabb", "full"),
-        ("obb", "lite"),
-        ("aabb", "lite"),
-    ]
-    .iter()
-    .map(|(bv, sat)| {
-        (
-            format!("{} tree, {} SAT", bv.to_uppercase(), sat),
-            MODELS
-                .iter()
-                .map(|m| row(&r.rows, m.1, bv, sat).t_total_s)
-                .collect(),
-        )
-    })
-    .collect();
     bar_plot(
         out,
         "random-placements-time",
@@ -593,7 +579,7 @@ fn write(r: &PlacementsResult, settings: &Settings) -> Result<(), ExperimentErro
             y_label: "seconds for all placements",
             log_y: false,
             groups: &groups,
-            series: &series,
+            series: &series(|x| x.t_total_s),
         },
     )?;
 
