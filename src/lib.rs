@@ -19,6 +19,10 @@
 //! * [`bvh`]: flat-array hierarchies, top-down build (§4), refit (van den Bergen §4), validation.
 //! * [`query`]: the separating axis test (§5), an exact triangle–triangle test, the traversal
 //!   and the counts of the paper's cost equation (1), `T = N_v·C_v + N_p·C_p`.
+//! * [`query`] also holds the separation lists of Li & Chen (§4):
+//!   [`query::SeparationList`] and [`query::collide_incremental`].
+//! * [`experiments`]: the papers' experiments (`obbtree experiment`), with CSV, plots and
+//!   summaries.
 //! * [`pose`]: the pose files of the command line.
 //! * [`scenes`]: the paper's three scenes (§7.2) as generated assets, their motion paths from a
 //!   simple dynamics engine, and the Table 3 bench.
