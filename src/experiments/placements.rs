@@ -9,7 +9,7 @@ use super::{
 };
 use crate::bv::{Aabb, BoundingVolume, Obb, OverlapOptions, SatMode};
 use crate::bvh::{BuildOptions, Bvh};
-use crate::math::{Matrix3, Point, Vector, transform_point};
+use crate::math::{Matrix3, Point, UnitQuaternion, Vector, transform_point};
 use crate::mesh::TriMesh;
 use crate::query::{
     CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy,
@@ -127,34 +127,29 @@ struct Placement {
     pos: Vector,
 }
 
-/// Placements: both models at Shoemake-uniform rotations with origins uniform in the cube of
-/// side `side` centred on the origin. `unit` holds per placement (rot A, rot B, offsets in the
-/// unit cube), so the same draw can be rescaled.
-struct Draws(
-    Vec<(
-        crate::math::UnitQuaternion,
-        crate::math::UnitQuaternion,
-        Vector,
-        Vector,
-    )>,
-);
+/// A draw of random placements: per placement (rotation of A, rotation of B, origin of A, origin
+/// of B), the rotations Shoemake-uniform and the origins uniform in the unit cube centred on the
+/// origin, so the same draw can be rescaled to any cube side.
+struct Draws(Vec<(UnitQuaternion, UnitQuaternion, Vector, Vector)>);
+
+/// A point uniform in the unit cube centred on the origin.
+fn in_unit_cube(rng: &mut Xoshiro256PlusPlus) -> Vector {
+    Vector::new(
+        rng.random::<f64>() - 0.5,
+        rng.random::<f64>() - 0.5,
+        rng.random::<f64>() - 0.5,
+    )
+}
 
 impl Draws {
+    /// `n` placements: all origins are drawn first, then all rotations.
     fn new(n: usize, rng: &mut Xoshiro256PlusPlus) -> Self {
-        let mut cube = || {
-            Vector::new(
-                rng.random::<f64>() - 0.5,
-                rng.random::<f64>() - 0.5,
-                rng.random::<f64>() - 0.5,
-            )
-        };
-        let mut v = Vec::with_capacity(n);
-        for _ in 0..n {
-            let (ta, tb) = (cube(), cube());
-            v.push((ta, tb));
-        }
+        let origins: Vec<(Vector, Vector)> = (0..n)
+            .map(|_| (in_unit_cube(rng), in_unit_cube(rng)))
+            .collect();
         Draws(
-            v.into_iter()
+            origins
+                .into_iter()
                 .map(|(ta, tb)| (shoemake(rng), shoemake(rng), ta, tb))
                 .collect(),
         )

@@ -79,9 +79,11 @@ pub struct SeparationResult {
     pub claims: Vec<Claim>,
 }
 
-/// A recorded motion: per step, the nine proposed poses and whether the step was accepted.
+/// A recorded motion: per step, each pair's relative pose at the proposed poses (B in A's
+/// frame, in [`pairs`] order) and whether the pair collides there (any collision rejects the
+/// step).
 struct Motion {
-    proposals: Vec<[Isometry; OBJECTS]>,
+    relative: Vec<[(Matrix3, Vector); 36]>,
     colliding: Vec<[bool; 36]>,
 }
 
@@ -142,22 +144,23 @@ fn record(tree: &Bvh<Obb>, steps: usize, step: f64, deg: f64, seed: u64) -> Moti
         spacing *= 1.02;
     };
     let mut motion = Motion {
-        proposals: Vec::with_capacity(steps),
+        relative: Vec::with_capacity(steps),
         colliding: Vec::with_capacity(steps),
     };
     for _ in 0..steps {
         let proposal: [Isometry; OBJECTS] =
             std::array::from_fn(|k| perturb(&poses[k], step, deg, &mut rng));
+        let mut rel = [(Matrix3::identity(), Vector::zeros()); 36];
         let mut hits = [false; 36];
         for (k, (i, j)) in pairs().enumerate() {
-            let (rot, pos) = relative(&proposal, i, j);
-            collide_relative(tree, tree, &rot, &pos, &options, &mut r);
+            rel[k] = relative(&proposal, i, j);
+            collide_relative(tree, tree, &rel[k].0, &rel[k].1, &options, &mut r);
             hits[k] = r.colliding();
         }
         if !hits.iter().any(|&h| h) {
             poses = proposal;
         }
-        motion.proposals.push(proposal);
+        motion.relative.push(rel);
         motion.colliding.push(hits);
     }
     motion
@@ -174,8 +177,7 @@ fn replay<B: BoundingVolume>(
     let mut r = CollisionReport::default();
     let (mut nv, mut np) = (0u64, 0u64);
     let mut seconds = 0.0;
-    for (step, (proposal, truth)) in motion.proposals.iter().zip(&motion.colliding).enumerate() {
-        let rel: Vec<(Matrix3, Vector)> = pairs().map(|(i, j)| relative(proposal, i, j)).collect();
+    for (step, (rel, truth)) in motion.relative.iter().zip(&motion.colliding).enumerate() {
         let start = Instant::now();
         let mut hits = [false; 36];
         for (k, (rot, pos)) in rel.iter().enumerate() {
@@ -198,7 +200,7 @@ fn replay<B: BoundingVolume>(
         }
     }
     let rebuilds = if policy == SeparationPolicy::TopDown {
-        (motion.proposals.len() * 36) as u64
+        (motion.relative.len() * 36) as u64
     } else {
         lists.iter().map(|l| l.rebuilds()).sum()
     };
