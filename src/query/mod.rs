@@ -1,11 +1,13 @@
 //! Interference queries between two hierarchies: the separating axis test (§5), the exact
 //! triangle–triangle test, the traversal and its counts (Gottschalk et al. 1996, eq. (1)).
 
+mod predicates;
 pub mod sat;
 mod separation;
 mod traverse;
 mod tri_tri;
 
+pub use predicates::{orient2d, orient3d};
 pub use separation::{SeparationList, SeparationPolicy, collide_incremental};
 pub use traverse::{collide, collide_into, collide_relative, collide_traced};
 pub use tri_tri::{has_area, triangles_intersect};

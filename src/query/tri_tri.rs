@@ -2,19 +2,24 @@
 //!
 //! Non-degenerate pairs use the orientation-predicate test of Guigue & Devillers, "Fast and
 //! Robust Triangle-Triangle Overlap Test Using Orientation Predicates" (JGT 2003): only signs of
-//! 3×3 determinants decide, no divisions, so the test is exact whenever those determinants are
-//! (e.g. for small integer coordinates). Coplanar pairs are decided in 2D by a separating axis
+//! 3×3 determinants decide, no divisions. Coplanar pairs are decided in 2D by a separating axis
 //! test on edge normals, again with orientation predicates only.
 //!
+//! Every sign is exact for the `f64` coordinates the test receives ([`super::predicates`]: a
+//! floating-point filter, then Shewchuk's adaptive arithmetic, then big integers), so touching —
+//! a shared vertex, a vertex on an edge or a face, a shared edge, coincident triangles — is
+//! always a contact, and a gap of one ulp is never one.
+//!
 //! Degenerate triangles (zero area: collinear corners, two or one distinct vertex) are valid
-//! input (Gottschalk et al. 1996, §7.1) and are tested as the segment or point they are; so are
-//! "slivers", collinear corners whose cross product is rounding noise (see [`has_area`]).
-//! Touching counts as intersecting.
+//! input (Gottschalk et al. 1996, §7.1) and are tested as the segment or point they are. Whether
+//! a triangle is degenerate is itself decided exactly (its normal is exactly zero), so a sliver
+//! with a tiny but nonzero area stays a triangle.
 
-use crate::math::{Point, Real, Vector};
+use super::predicates::{Plane, orient2d, orient3d};
+use crate::math::{Point, Real};
 
 /// Whether the closed triangles `p` and `q` (same frame) intersect. Degenerate triangles are
-/// treated as segments or points.
+/// treated as segments or points. Exact for any finite coordinates.
 ///
 /// # Examples
 /// ```
@@ -27,132 +32,161 @@ use crate::math::{Point, Real, Vector};
 /// // A segment (degenerate triangle) piercing t:
 /// let seg = [Point::new(0.1, 0.1, -1.), Point::new(0.1, 0.1, 1.), Point::new(0.1, 0.1, 1.)];
 /// assert!(triangles_intersect(&t, &seg));
+/// // A triangle touches itself, whatever its coordinates:
+/// let f = [Point::new(-0.047541, -0.1345746, 0.1682382),
+///          Point::new(-0.0399540000000001, -0.1422036, 0.1897743),
+///          Point::new(-0.038577, -0.1365486, 0.1897743)];
+/// assert!(triangles_intersect(&f, &f));
 /// ```
 #[inline]
 pub fn triangles_intersect(p: &[Point; 3], q: &[Point; 3]) -> bool {
-    let p_tri = has_area(p);
-    let q_tri = has_area(q);
-    if p_tri && q_tri {
-        return tri_tri(p, q);
+    let [p1, q1, r1] = p;
+    let [p2, q2, r2] = q;
+    // Position of T1's corners relative to the plane of T2. Exact signs, so when the plane is
+    // defined (T2 not degenerate) a strict side is a proof of separation, and when it is not
+    // (the normal is exactly zero) every side is 0 and nothing is rejected.
+    let plane2 = Plane::new(p2, q2, r2);
+    let d1 = [
+        plane2.side(p1, || orient3d(p1, p2, q2, r2)),
+        plane2.side(q1, || orient3d(q1, p2, q2, r2)),
+        plane2.side(r1, || orient3d(r1, p2, q2, r2)),
+    ];
+    if strictly_same_side(d1) {
+        return false;
     }
-    let a = Shape::of(p, p_tri);
-    let b = Shape::of(q, q_tri);
-    degenerate(&a, &b)
+    // Position of T2's corners relative to the plane of T1.
+    let plane1 = Plane::new(p1, q1, r1);
+    let d2 = [
+        plane1.side(p2, || orient3d(p2, p1, q1, r1)),
+        plane1.side(q2, || orient3d(q2, p1, q1, r1)),
+        plane1.side(r2, || orient3d(r2, p1, q1, r1)),
+    ];
+    if strictly_same_side(d2) {
+        return false;
+    }
+    if plane1.certainly_has_area() && plane2.certainly_has_area() {
+        return tri_tri(p, q, d1, d2);
+    }
+    slow(p, q, d1, d2)
 }
 
-/// How far below the rounding error of its computation a normal may be before the triangle is
-/// treated as degenerate: `|n| ≤ SLIVER · ε · |e1| · |e2|`.
-const SLIVER: Real = 16.0;
+/// The pairs whose area the filter could not certify: classify both exactly.
+#[cold]
+#[inline(never)]
+fn slow(p: &[Point; 3], q: &[Point; 3], d1: [Real; 3], d2: [Real; 3]) -> bool {
+    match (exact_axis(p), exact_axis(q)) {
+        (Some(_), Some(_)) => tri_tri(p, q, d1, d2),
+        (pa, qa) => degenerate(&Shape::of(p, pa), &Shape::of(q, qa)),
+    }
+}
 
-/// Whether a triangle has an area that its computed normal can be trusted with. A collinear
-/// triangle whose cross product is rounding noise rather than exactly zero ("sliver") has no
-/// meaningful plane; it is tested as the segment it is.
-#[inline(always)]
+/// Whether a triangle has an area: its normal is not exactly zero (exact predicate). A
+/// collinear triangle — two or three equal corners, or corners on one line — has none and is
+/// tested as the segment or point it is.
+#[inline]
 pub fn has_area(t: &[Point; 3]) -> bool {
-    let e1 = t[1] - t[0];
-    let e2 = t[2] - t[0];
-    let n = e1.cross(&e2);
-    let bound = SLIVER * Real::EPSILON;
-    n.norm_squared() > bound * bound * e1.norm_squared() * e2.norm_squared()
+    let plane = Plane::new(&t[0], &t[1], &t[2]);
+    plane.certainly_has_area() || exact_axis(t).is_some()
+}
+
+/// The coordinate axis along which projecting the triangle's plane is one-to-one (the normal's
+/// component along it is exactly nonzero), preferring the largest component; `None` for a
+/// degenerate triangle. Returned as the two coordinates kept.
+fn exact_axis(t: &[Point; 3]) -> Option<(usize, usize)> {
+    let n = (t[0] - t[2]).cross(&(t[1] - t[2])).map(Real::abs);
+    let mut order = [0usize, 1, 2];
+    order.sort_by(|&i, &j| n[j].total_cmp(&n[i]));
+    order.into_iter().map(kept).find(|&ax| {
+        let [a, b, c] = t.map(|p| project(&p, ax));
+        orient2d(&a, &b, &c) != 0.0
+    })
+}
+
+/// The two coordinates kept when dropping axis `k`.
+#[inline]
+fn kept(k: usize) -> (usize, usize) {
+    ((k + 1) % 3, (k + 2) % 3)
 }
 
 /// A corner triple classified by its dimension.
 #[derive(Clone, Copy, Debug)]
 enum Shape {
-    Tri([Point; 3]),
+    /// A triangle and the coordinates that project its plane one-to-one.
+    Tri([Point; 3], (usize, usize)),
     Seg(Point, Point),
     Pt(Point),
 }
 
 impl Shape {
-    fn of(t: &[Point; 3], is_tri: bool) -> Shape {
-        if is_tri {
-            return Shape::Tri(*t);
+    fn of(t: &[Point; 3], axis: Option<(usize, usize)>) -> Shape {
+        if let Some(ax) = axis {
+            return Shape::Tri(*t, ax);
         }
-        if t[0] == t[1] && t[1] == t[2] {
-            return Shape::Pt(t[0]);
-        }
-        // Collinear: the segment between the farthest pair.
-        let d01 = (t[1] - t[0]).norm_squared();
-        let d12 = (t[2] - t[1]).norm_squared();
-        let d02 = (t[2] - t[0]).norm_squared();
-        if d01 >= d12 && d01 >= d02 {
-            Shape::Seg(t[0], t[1])
-        } else if d12 >= d02 {
-            Shape::Seg(t[1], t[2])
-        } else {
-            Shape::Seg(t[0], t[2])
+        // Collinear (exactly): the hull is the segment between the extreme corners along a
+        // coordinate in which they differ (exact comparisons; the order along the line is the
+        // order along that coordinate).
+        match (0..3).find(|&k| t[0][k] != t[1][k] || t[0][k] != t[2][k]) {
+            None => Shape::Pt(t[0]),
+            Some(k) => {
+                let lo = t.iter().min_by(|a, b| a[k].total_cmp(&b[k])).unwrap();
+                let hi = t.iter().max_by(|a, b| a[k].total_cmp(&b[k])).unwrap();
+                Shape::Seg(*lo, *hi)
+            }
         }
     }
 }
 
-/// Signed volume: `(a − d) · ((b − d) × (c − d))`.
-#[inline(always)]
-fn orient3d(a: &Point, b: &Point, c: &Point, d: &Point) -> Real {
-    (a - d).dot(&(b - d).cross(&(c - d)))
-}
-
-/// Guigue–Devillers for two non-degenerate triangles.
+/// Guigue–Devillers for two non-degenerate triangles, given the exact sides `d1` of T1's corners
+/// to T2's plane and `d2` of T2's corners to T1's plane (neither strictly one-sided).
 #[inline]
-fn tri_tri(t1: &[Point; 3], t2: &[Point; 3]) -> bool {
+fn tri_tri(
+    t1: &[Point; 3],
+    t2: &[Point; 3],
+    [dp1, dq1, dr1]: [Real; 3],
+    [dp2, dq2, dr2]: [Real; 3],
+) -> bool {
     let [p1, q1, r1] = t1;
     let [p2, q2, r2] = t2;
-    // Position of T1's corners relative to the plane of T2.
-    let n2 = (p2 - r2).cross(&(q2 - r2));
-    let dp1 = (p1 - r2).dot(&n2);
-    let dq1 = (q1 - r2).dot(&n2);
-    let dr1 = (r1 - r2).dot(&n2);
-    if strictly_same_side(dp1, dq1, dr1) {
-        return false;
-    }
-    // Position of T2's corners relative to the plane of T1.
-    let n1 = (q1 - p1).cross(&(r1 - p1));
-    let dp2 = (p2 - r1).dot(&n1);
-    let dq2 = (q2 - r1).dot(&n1);
-    let dr2 = (r2 - r1).dot(&n1);
-    if strictly_same_side(dp2, dq2, dr2) {
-        return false;
-    }
     // Circular permutation of T1 so that p1 is alone on its side of π2; T2 is swapped to match.
     if dp1 > 0.0 {
         if dq1 > 0.0 {
-            tri_tri_3d([r1, p1, q1], [p2, r2, q2], [dp2, dr2, dq2], t1, t2, &n1)
+            tri_tri_3d([r1, p1, q1], [p2, r2, q2], [dp2, dr2, dq2], t1, t2)
         } else if dr1 > 0.0 {
-            tri_tri_3d([q1, r1, p1], [p2, r2, q2], [dp2, dr2, dq2], t1, t2, &n1)
+            tri_tri_3d([q1, r1, p1], [p2, r2, q2], [dp2, dr2, dq2], t1, t2)
         } else {
-            tri_tri_3d([p1, q1, r1], [p2, q2, r2], [dp2, dq2, dr2], t1, t2, &n1)
+            tri_tri_3d([p1, q1, r1], [p2, q2, r2], [dp2, dq2, dr2], t1, t2)
         }
     } else if dp1 < 0.0 {
         if dq1 < 0.0 {
-            tri_tri_3d([r1, p1, q1], [p2, q2, r2], [dp2, dq2, dr2], t1, t2, &n1)
+            tri_tri_3d([r1, p1, q1], [p2, q2, r2], [dp2, dq2, dr2], t1, t2)
         } else if dr1 < 0.0 {
-            tri_tri_3d([q1, r1, p1], [p2, q2, r2], [dp2, dq2, dr2], t1, t2, &n1)
+            tri_tri_3d([q1, r1, p1], [p2, q2, r2], [dp2, dq2, dr2], t1, t2)
         } else {
-            tri_tri_3d([p1, q1, r1], [p2, r2, q2], [dp2, dr2, dq2], t1, t2, &n1)
+            tri_tri_3d([p1, q1, r1], [p2, r2, q2], [dp2, dr2, dq2], t1, t2)
         }
     } else if dq1 < 0.0 {
         if dr1 >= 0.0 {
-            tri_tri_3d([q1, r1, p1], [p2, r2, q2], [dp2, dr2, dq2], t1, t2, &n1)
+            tri_tri_3d([q1, r1, p1], [p2, r2, q2], [dp2, dr2, dq2], t1, t2)
         } else {
-            tri_tri_3d([p1, q1, r1], [p2, q2, r2], [dp2, dq2, dr2], t1, t2, &n1)
+            tri_tri_3d([p1, q1, r1], [p2, q2, r2], [dp2, dq2, dr2], t1, t2)
         }
     } else if dq1 > 0.0 {
         if dr1 > 0.0 {
-            tri_tri_3d([p1, q1, r1], [p2, r2, q2], [dp2, dr2, dq2], t1, t2, &n1)
+            tri_tri_3d([p1, q1, r1], [p2, r2, q2], [dp2, dr2, dq2], t1, t2)
         } else {
-            tri_tri_3d([q1, r1, p1], [p2, q2, r2], [dp2, dq2, dr2], t1, t2, &n1)
+            tri_tri_3d([q1, r1, p1], [p2, q2, r2], [dp2, dq2, dr2], t1, t2)
         }
     } else if dr1 > 0.0 {
-        tri_tri_3d([r1, p1, q1], [p2, q2, r2], [dp2, dq2, dr2], t1, t2, &n1)
+        tri_tri_3d([r1, p1, q1], [p2, q2, r2], [dp2, dq2, dr2], t1, t2)
     } else if dr1 < 0.0 {
-        tri_tri_3d([r1, p1, q1], [p2, r2, q2], [dp2, dr2, dq2], t1, t2, &n1)
+        tri_tri_3d([r1, p1, q1], [p2, r2, q2], [dp2, dr2, dq2], t1, t2)
     } else {
-        coplanar(t1, t2, &n1)
+        coplanar(t1, t2)
     }
 }
 
 #[inline(always)]
-fn strictly_same_side(a: Real, b: Real, c: Real) -> bool {
+fn strictly_same_side([a, b, c]: [Real; 3]) -> bool {
     (a > 0.0 && b > 0.0 && c > 0.0) || (a < 0.0 && b < 0.0 && c < 0.0)
 }
 
@@ -164,7 +198,6 @@ fn tri_tri_3d(
     [dp2, dq2, dr2]: [Real; 3],
     t1: &[Point; 3],
     t2: &[Point; 3],
-    n1: &Vector,
 ) -> bool {
     if dp2 > 0.0 {
         if dq2 > 0.0 {
@@ -199,7 +232,7 @@ fn tri_tri_3d(
     } else if dr2 < 0.0 {
         check_min_max(p1, r1, q1, r2, p2, q2)
     } else {
-        coplanar(t1, t2, n1)
+        coplanar(t1, t2)
     }
 }
 
@@ -207,25 +240,12 @@ fn tri_tri_3d(
 /// line of the planes' intersection overlap.
 #[inline(always)]
 fn check_min_max(p1: &Point, q1: &Point, r1: &Point, p2: &Point, q2: &Point, r2: &Point) -> bool {
-    let n = (p2 - q1).cross(&(p1 - q1));
-    if (q2 - q1).dot(&n) > 0.0 {
+    // (q2 − q1) · ((p2 − q1) × (p1 − q1)) > 0: disjoint.
+    if orient3d(q2, p2, p1, q1) > 0.0 {
         return false;
     }
-    let n = (p2 - p1).cross(&(r1 - p1));
-    (r2 - p1).dot(&n) <= 0.0
-}
-
-/// The two coordinates kept when projecting along the dominant component of `n`.
-#[inline]
-fn drop_axis(n: &Vector) -> (usize, usize) {
-    let a = n.map(Real::abs);
-    if a.x >= a.y && a.x >= a.z {
-        (1, 2)
-    } else if a.y >= a.z {
-        (2, 0)
-    } else {
-        (0, 1)
-    }
+    // (r2 − p1) · ((p2 − p1) × (r1 − p1)) ≤ 0: overlapping.
+    orient3d(r2, p2, r1, p1) <= 0.0
 }
 
 type P2 = [Real; 2];
@@ -235,23 +255,26 @@ fn project(p: &Point, (i, j): (usize, usize)) -> P2 {
     [p[i], p[j]]
 }
 
-/// Coplanar triangles: 2D test after dropping the dominant axis of T1's normal.
+/// The sign of an exactly signed value, as −1, 0 or 1 (products of two such values cannot
+/// underflow, unlike products of the values).
+#[inline(always)]
+fn sign(x: Real) -> i8 {
+    (x > 0.0) as i8 - (x < 0.0) as i8
+}
+
+/// Coplanar triangles (exactly): 2D test after dropping a coordinate along which T1's plane
+/// projects one-to-one.
 #[cold]
-fn coplanar(t1: &[Point; 3], t2: &[Point; 3], n1: &Vector) -> bool {
-    let ax = drop_axis(n1);
-    let a: Vec<P2> = t1.iter().map(|p| project(p, ax)).collect();
-    let b: Vec<P2> = t2.iter().map(|p| project(p, ax)).collect();
+fn coplanar(t1: &[Point; 3], t2: &[Point; 3]) -> bool {
+    let ax = exact_axis(t1).expect("a triangle reaching the coplanar test has an area");
+    let a = t1.map(|p| project(&p, ax));
+    let b = t2.map(|p| project(&p, ax));
     convex2d_intersect(&a, &b)
 }
 
-#[inline(always)]
-fn orient2d(a: &P2, b: &P2, c: &P2) -> Real {
-    (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
-}
-
 /// Intersection of the convex hulls of two sets of 1 to 3 points in the plane, by a separating
-/// axis test over edge normals with orientation predicates; collinear configurations fall back
-/// to interval overlap along a coordinate. Touching counts.
+/// axis test over edge normals with exact orientation predicates; collinear configurations fall
+/// back to interval overlap along a coordinate. Touching counts.
 fn convex2d_intersect(a: &[P2], b: &[P2]) -> bool {
     let a = dedup2(a);
     let b = dedup2(b);
@@ -260,12 +283,12 @@ fn convex2d_intersect(a: &[P2], b: &[P2]) -> bool {
     let separates = |u: &P2, v: &P2, inside: Option<&P2>, other: &[P2]| -> bool {
         match inside {
             Some(w) => {
-                let s = orient2d(u, v, w);
-                other.iter().all(|o| orient2d(u, v, o) * s < 0.0)
+                let s = sign(orient2d(u, v, w));
+                other.iter().all(|o| sign(orient2d(u, v, o)) * s < 0)
             }
             None => {
-                other.iter().all(|o| orient2d(u, v, o) > 0.0)
-                    || other.iter().all(|o| orient2d(u, v, o) < 0.0)
+                let signs = || other.iter().map(|o| sign(orient2d(u, v, o)));
+                signs().all(|x| x > 0) || signs().all(|x| x < 0)
             }
         }
     };
@@ -279,24 +302,25 @@ fn convex2d_intersect(a: &[P2], b: &[P2]) -> bool {
                 }
             }
             2.. => {
-                let (u, v) = farthest_pair(x);
-                if separates(&u, &v, None, y) {
+                // Collinear: any two distinct points span the line.
+                if separates(&x[0], &x[1], None, y) {
                     return false;
                 }
             }
             _ => {}
         }
     }
-    // No edge normal separates. If both sets are flat along one common line (or points), the
-    // line direction may still separate: compare intervals along it.
+    // No edge normal separates. If both sets lie on one common line (or are points), the line
+    // direction may still separate: compare intervals along a coordinate in which the line is
+    // not constant (the order along the line is the order along that coordinate).
     let all: Vec<P2> = a.iter().chain(b.iter()).copied().collect();
-    if is_collinear(&all) {
-        let (u, v) = farthest_pair(&all);
-        let k = if (v[0] - u[0]).abs() >= (v[1] - u[1]).abs() {
-            0
-        } else {
-            1
-        };
+    let all = dedup2(&all);
+    if all.len() == 1 {
+        return true;
+    }
+    let (u, v) = (all[0], all[1]);
+    if all.iter().all(|p| orient2d(&u, &v, p) == 0.0) {
+        let k = if u[0] != v[0] { 0 } else { 1 };
         let range = |s: &[P2]| {
             s.iter()
                 .fold((Real::INFINITY, Real::NEG_INFINITY), |(lo, hi), p| {
@@ -311,7 +335,7 @@ fn convex2d_intersect(a: &[P2], b: &[P2]) -> bool {
 }
 
 fn dedup2(s: &[P2]) -> Vec<P2> {
-    let mut out: Vec<P2> = Vec::with_capacity(3);
+    let mut out: Vec<P2> = Vec::with_capacity(s.len());
     for p in s {
         if !out.contains(p) {
             out.push(*p);
@@ -320,28 +344,14 @@ fn dedup2(s: &[P2]) -> Vec<P2> {
     out
 }
 
-fn farthest_pair(s: &[P2]) -> (P2, P2) {
-    let mut best = (s[0], s[0], -1.0);
-    for i in 0..s.len() {
-        for j in i + 1..s.len() {
-            let d = (s[i][0] - s[j][0]).powi(2) + (s[i][1] - s[j][1]).powi(2);
-            if d > best.2 {
-                best = (s[i], s[j], d);
-            }
-        }
-    }
-    (best.0, best.1)
-}
-
-fn is_collinear(s: &[P2]) -> bool {
-    if s.len() < 3 {
-        return true;
-    }
-    let (u, v) = farthest_pair(s);
-    if u == v {
-        return true;
-    }
-    s.iter().all(|p| orient2d(&u, &v, p) == 0.0)
+/// The coordinates to keep so that the projection of the (exactly coplanar) `points` keeps
+/// them non-collinear; `None` if they are collinear in 3D (then every projection is).
+fn plane_axis(points: &[Point]) -> Option<(usize, usize)> {
+    (0..3).map(kept).find(|&ax| {
+        let p: Vec<P2> = points.iter().map(|x| project(x, ax)).collect();
+        let p = dedup2(&p);
+        p.len() >= 3 && p[2..].iter().any(|x| orient2d(&p[0], &p[1], x) != 0.0)
+    })
 }
 
 /// Pairs in which at least one side is a segment or a point.
@@ -349,51 +359,36 @@ fn is_collinear(s: &[P2]) -> bool {
 fn degenerate(a: &Shape, b: &Shape) -> bool {
     use Shape::*;
     match (a, b) {
-        (Tri(t), Seg(u, v)) | (Seg(u, v), Tri(t)) => tri_seg(t, u, v),
-        (Tri(t), Pt(x)) | (Pt(x), Tri(t)) => {
-            let n = (t[0] - t[2]).cross(&(t[1] - t[2]));
-            if (x - t[2]).dot(&n) != 0.0 {
-                return false;
-            }
-            let ax = drop_axis(&n);
-            convex2d_intersect(&t.map(|p| project(&p, ax)), &[project(x, ax)])
+        (Tri(t, ax), Seg(u, v)) | (Seg(u, v), Tri(t, ax)) => tri_seg(t, *ax, u, v),
+        (Tri(t, ax), Pt(x)) | (Pt(x), Tri(t, ax)) => {
+            orient3d(x, &t[0], &t[1], &t[2]) == 0.0
+                && convex2d_intersect(&t.map(|p| project(&p, *ax)), &[project(x, *ax)])
         }
         (Seg(a0, a1), Seg(b0, b1)) => {
             if orient3d(a0, a1, b0, b1) != 0.0 {
                 return false;
             }
-            let mut n = (a1 - a0).cross(&(b1 - b0));
-            if n == Vector::zeros() {
-                n = (a1 - a0).cross(&(b0 - a0));
+            match plane_axis(&[*a0, *a1, *b0, *b1]) {
+                // All four points on one line.
+                None => collinear_overlap(&[*a0, *a1], &[*b0, *b1]),
+                Some(ax) => convex2d_intersect(
+                    &[project(a0, ax), project(a1, ax)],
+                    &[project(b0, ax), project(b1, ax)],
+                ),
             }
-            if n == Vector::zeros() {
-                // All four points on one line: intervals along the dominant coordinate.
-                return collinear_overlap(&[*a0, *a1], &[*b0, *b1], &(a1 - a0));
-            }
-            let ax = drop_axis(&n);
-            convex2d_intersect(
-                &[project(a0, ax), project(a1, ax)],
-                &[project(b0, ax), project(b1, ax)],
-            )
         }
         (Seg(u, v), Pt(x)) | (Pt(x), Seg(u, v)) => {
-            (v - u).cross(&(x - u)) == Vector::zeros()
-                && collinear_overlap(&[*u, *v], &[*x], &(v - u))
+            plane_axis(&[*u, *v, *x]).is_none() && collinear_overlap(&[*u, *v], &[*x])
         }
         (Pt(x), Pt(y)) => x == y,
-        (Tri(_), Tri(_)) => unreachable!("non-degenerate pairs are handled by tri_tri"),
+        (Tri(..), Tri(..)) => unreachable!("non-degenerate pairs are handled by tri_tri"),
     }
 }
 
-fn collinear_overlap(a: &[Point], b: &[Point], dir: &Vector) -> bool {
-    let d = dir.map(Real::abs);
-    let k = if d.x >= d.y && d.x >= d.z {
-        0
-    } else if d.y >= d.z {
-        1
-    } else {
-        2
-    };
+/// Overlap of two sets of points on one line (the first holds two distinct points): intervals
+/// along a coordinate in which the line is not constant.
+fn collinear_overlap(a: &[Point], b: &[Point]) -> bool {
+    let k = (0..3).find(|&k| a[0][k] != a[1][k]).unwrap_or(0);
     let range = |s: &[Point]| {
         s.iter()
             .fold((Real::INFINITY, Real::NEG_INFINITY), |(lo, hi), p| {
@@ -405,16 +400,15 @@ fn collinear_overlap(a: &[Point], b: &[Point], dir: &Vector) -> bool {
     alo <= bhi && blo <= ahi
 }
 
-/// A closed triangle against a segment `u v` (u ≠ v).
-fn tri_seg(t: &[Point; 3], u: &Point, v: &Point) -> bool {
-    let n = (t[0] - t[2]).cross(&(t[1] - t[2]));
-    let du = (u - t[2]).dot(&n);
-    let dv = (v - t[2]).dot(&n);
-    if (du > 0.0 && dv > 0.0) || (du < 0.0 && dv < 0.0) {
+/// A closed triangle (projecting one-to-one onto the coordinates `ax`) against a segment `u v`
+/// (u ≠ v).
+fn tri_seg(t: &[Point; 3], ax: (usize, usize), u: &Point, v: &Point) -> bool {
+    let du = sign(orient3d(u, &t[0], &t[1], &t[2]));
+    let dv = sign(orient3d(v, &t[0], &t[1], &t[2]));
+    if du * dv > 0 {
         return false;
     }
-    if du == 0.0 && dv == 0.0 {
-        let ax = drop_axis(&n);
+    if du == 0 && dv == 0 {
         return convex2d_intersect(
             &t.map(|p| project(&p, ax)),
             &[project(u, ax), project(v, ax)],
@@ -423,9 +417,9 @@ fn tri_seg(t: &[Point; 3], u: &Point, v: &Point) -> bool {
     // The segment meets the plane in one point; the line u v passes through the closed triangle
     // iff the three edge orientations do not have strictly opposite signs (Plücker test).
     let s = [
-        orient3d(u, v, &t[0], &t[1]),
-        orient3d(u, v, &t[1], &t[2]),
-        orient3d(u, v, &t[2], &t[0]),
+        sign(orient3d(u, v, &t[0], &t[1])),
+        sign(orient3d(u, v, &t[1], &t[2])),
+        sign(orient3d(u, v, &t[2], &t[0])),
     ];
-    !(s.iter().any(|&x| x > 0.0) && s.iter().any(|&x| x < 0.0))
+    !(s.contains(&1) && s.contains(&-1))
 }
