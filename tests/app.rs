@@ -113,7 +113,7 @@ fn a_drag_message_moves_the_object_and_changes_the_contacts() {
     let moved = scene.obj.pose;
     // The body turned about its centre, and the centre moved by the drag.
     use obbtree::bv::BoundingVolume;
-    let center = scene.obj.obb.nodes()[0].bv.as_box().0;
+    let center = scene.obj.obb.node_box(0).0;
     let shift = moved * center - start * center;
     assert!((shift - Vector::new(dx, 0.0, 0.0)).norm() < 1e-9, "{shift}");
     assert!(moved.rotation.angle_to(&start.rotation) > 0.29);

@@ -52,12 +52,14 @@ proptest! {
         obb.validate().unwrap();
         sphere.validate().unwrap();
 
-        // Each refitted AABB is the smallest box of its subtree, as a rebuild would make it.
+        // Each refitted AABB is the smallest box of its subtree, as a rebuild would make it
+        // (both in the tree's volume frame, which refits keep).
         let mesh = aabb.mesh().clone();
+        let origin = aabb.origin();
         for i in 0..aabb.nodes().len() {
             let mut pts = Vec::new();
             subtree_points(aabb.nodes(), &mesh, i, &mut pts);
-            let fresh = Aabb::from_points(pts.iter().copied());
+            let fresh = Aabb::from_points(pts.iter().map(|p| p - origin));
             let got = aabb.nodes()[i].bv;
             // Equal up to the conservative padding of the stored boxes (1e-6 of the sum of the
             // half extents, see obbtree::bv).

@@ -257,7 +257,7 @@ proptest! {
         let rot = common::rot_of(&pose);
         let pos = pose.translation.vector;
         let b_in_a = BoxF { c: rot * b.c + pos, rot: rot * b.rot, h: b.h };
-        let q = Obb::prepare(&rot, &pos, &OverlapOptions { epsilon: 1e-6, sat: if lite { SatMode::Lite } else { SatMode::Full } });
+        let q = Obb::prepare(&rot, &pos, 0.0, &OverlapOptions { epsilon: 1e-6, sat: if lite { SatMode::Lite } else { SatMode::Full } });
         let overlap = Obb::overlaps(&q, &obb_of(&a), &Obb::place(&q, &obb_of(&b)));
         if boxes_intersect(&a, &b_in_a) {
             prop_assert!(overlap, "separated intersecting boxes {:?} {:?}", a, b_in_a);

@@ -3,7 +3,7 @@
 
 use super::query::QuerySettings;
 use super::{BodyId, CollisionScene, FrameSet};
-use crate::bv::{BoundingVolume, BvKind};
+use crate::bv::BvKind;
 use crate::math::{Isometry, Point, UnitQuaternion, Vector};
 use bevy::prelude::*;
 use std::time::Instant;
@@ -159,7 +159,7 @@ fn apply_drags(
             playback.follow_path = false;
         }
         let body = scene.body_mut(d.body);
-        let center = body.pose * body.obb.nodes()[0].bv.as_box().0;
+        let center = body.pose * body.obb.node_box(0).0;
         let turn = Isometry::rotation_wrt_point(d.rotation, center);
         body.pose = Isometry::translation(d.translation.x, d.translation.y, d.translation.z)
             * turn

@@ -195,7 +195,7 @@ fn boxes<B: BoundingVolume>(tree: &Bvh<B>, nodes: &[u32], pose: &Isometry) -> Ve
     nodes
         .iter()
         .map(|&i| {
-            let (c, axes, half) = tree.nodes()[i as usize].bv.as_box();
+            let (c, axes, half) = tree.node_box(i as usize);
             let mut m: Matrix3 = axes;
             if m.determinant() < 0.0 {
                 let flipped = -m.column(2);
@@ -449,7 +449,7 @@ fn spawn_scene_meshes(
     }
     // Look at the moving object from a distance that shows it and its surroundings.
     let r = radius(&scene.obj.mesh).max(1e-3);
-    let c = scene.obj.pose * scene.obj.obb.nodes()[0].bv.as_box().0;
+    let c = scene.obj.pose * scene.obj.obb.node_box(0).0;
     orbit.focus = Vec3::new(c.x as f32, c.y as f32, c.z as f32);
     orbit.distance = (r * 4.5).max(radius(&scene.env.mesh) * 0.12);
 }

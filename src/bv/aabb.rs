@@ -65,6 +65,8 @@ pub struct AabbQuery {
     rot_abs: [[Real; 3]; 3],
     rot_ab: Matrix3,
     pos_ab: Vector,
+    /// Absolute growth of B's boxes.
+    margin: Real,
     lite: bool,
 }
 
@@ -85,13 +87,19 @@ impl BoundingVolume for Aabb {
         }
     }
 
-    fn prepare(rot_ab: &Matrix3, pos_ab: &Vector, options: &OverlapOptions) -> AabbQuery {
+    fn prepare(
+        rot_ab: &Matrix3,
+        pos_ab: &Vector,
+        margin: Real,
+        options: &OverlapOptions,
+    ) -> AabbQuery {
         let rot: [[Real; 3]; 3] = std::array::from_fn(|i| std::array::from_fn(|j| rot_ab[(i, j)]));
         AabbQuery {
             rot,
             rot_abs: rot.map(|row| row.map(|x| x.abs() + options.epsilon)),
             rot_ab: *rot_ab,
             pos_ab: *pos_ab,
+            margin,
             lite: options.sat == SatMode::Lite,
         }
     }
@@ -100,7 +108,7 @@ impl BoundingVolume for Aabb {
     fn place(q: &AabbQuery, b: &Aabb) -> PlacedAabb {
         PlacedAabb {
             center: q.rot_ab * v3(&b.center) + q.pos_ab,
-            half: b.half.map(|h| h as Real),
+            half: b.half.map(|h| h as Real + q.margin),
         }
     }
 

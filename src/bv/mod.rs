@@ -87,10 +87,15 @@ impl Default for OverlapOptions {
 }
 
 /// A group of triangles being bounded while a hierarchy is built.
+///
+/// Frame: the hierarchy's *volume frame*, the model frame moved so that `origin` is at zero
+/// ([`crate::bvh::Bvh::origin`]); [`Group::points`] and [`Group::triangle`] are in it.
 #[derive(Clone, Copy, Debug)]
 pub struct Group<'a> {
     /// The mesh, in its model frame.
     pub mesh: &'a TriMesh,
+    /// The volume frame's origin, in the model frame.
+    pub origin: Vector,
     /// Indices of the group's triangles.
     pub triangles: &'a [u32],
     /// Indices of the distinct vertices those triangles use (each once).
@@ -98,10 +103,16 @@ pub struct Group<'a> {
 }
 
 impl Group<'_> {
-    /// Iterates the group's distinct vertex positions.
+    /// Iterates the group's distinct vertex positions, volume frame.
     pub fn points(&self) -> impl Iterator<Item = Point> + Clone + '_ {
         let v = self.mesh.vertices();
-        self.vertices.iter().map(move |&i| v[i as usize])
+        let o = self.origin;
+        self.vertices.iter().map(move |&i| v[i as usize] - o)
+    }
+
+    /// The corners of triangle `t` of the mesh, volume frame.
+    pub fn triangle(&self, t: u32) -> [Point; 3] {
+        self.mesh.triangle(t as usize).map(|p| p - self.origin)
     }
 }
 
@@ -119,8 +130,9 @@ pub struct Fitted<B> {
 
 /// What a hierarchy needs of its bounding volume type.
 ///
-/// Frames: a volume of model A is in A's frame, one of model B in B's frame; `Placed` is a
-/// volume of B expressed in A's frame, made once per visited node by [`BoundingVolume::place`] and
+/// Frames: a volume of model A is in A's volume frame (A's model frame moved by A's hierarchy
+/// origin, [`crate::bvh::Bvh::origin`]), one of model B in B's; `Placed` is a volume of B
+/// expressed in A's volume frame, made once per visited node by [`BoundingVolume::place`] and
 /// reused for every test against it.
 pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
     /// Which kind this is.
@@ -131,10 +143,19 @@ pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
     /// A volume of B expressed in A's frame.
     type Placed: Copy;
 
-    /// Fits a volume to a group of triangles (double precision, stored conservatively).
+    /// Fits a volume to a group of triangles (double precision, stored conservatively; volume
+    /// frame).
     fn fit(group: &Group<'_>) -> Fitted<Self>;
-    /// Precomputes what every test of this query shares. `rot_ab`, `pos_ab` place B in A's frame.
-    fn prepare(rot_ab: &Matrix3, pos_ab: &Vector, options: &OverlapOptions) -> Self::Query;
+    /// Precomputes what every test of this query shares. `rot_ab`, `pos_ab` place B's volume
+    /// frame in A's (`x_a = rot_ab · x_b + pos_ab`); every placed volume of B is grown by
+    /// `margin` (model units, ≥ 0) in every direction, to cover the rounding of coordinates far
+    /// from the origin (see [`crate::query::collide_relative`]).
+    fn prepare(
+        rot_ab: &Matrix3,
+        pos_ab: &Vector,
+        margin: Real,
+        options: &OverlapOptions,
+    ) -> Self::Query;
     /// Expresses volume `b` (B's frame) in A's frame.
     fn place(query: &Self::Query, b: &Self) -> Self::Placed;
     /// `false` only if `a` (A's frame) and the placed `b` are disjoint.
@@ -154,7 +175,8 @@ pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
     fn refit_leaf(old: &Self, triangle: &[Point; 3]) -> Self;
     /// A volume bounding two child volumes, keeping the orientation of `old` (refit).
     fn refit_parent(old: &Self, left: &Self, right: &Self) -> Self;
-    /// The volume as an oriented box `(center, axes as columns, half extents)` for drawing;
+    /// The volume as an oriented box `(center, axes as columns, half extents)` in its own
+    /// frame (a hierarchy's volume frame: [`crate::bvh::Bvh::node_box`] gives the model frame);
     /// a sphere gives its bounding cube.
     fn as_box(&self) -> (Point, Matrix3, Vector);
 }

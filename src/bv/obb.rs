@@ -86,14 +86,29 @@ fn fit_axes<I: Iterator<Item = [Point; 3]>>(
     points: &[Point],
     triangles: impl Fn() -> I,
 ) -> [Vector; 3] {
-    let origin = match points.first() {
-        Some(p) => *p,
-        None => return [Vector::x(), Vector::y(), Vector::z()],
-    };
-    let cov = hull_covariance(points, &origin)
-        .or_else(|| covariance_of_triangles(&origin, triangles()))
-        .unwrap_or_else(|| covariance_of_points(points));
+    if points.is_empty() {
+        return [Vector::x(), Vector::y(), Vector::z()];
+    }
+    // The axes do not depend on the scale: fit at unit scale, so that squares and products
+    // neither overflow nor underflow for huge or tiny models.
+    let k = unit_scale(points.iter());
+    let points: Vec<Point> = points.iter().map(|p| p * k).collect();
+    let origin = points[0];
+    let cov = hull_covariance(&points, &origin)
+        .or_else(|| covariance_of_triangles(&origin, triangles().map(|t| t.map(|p| p * k))))
+        .unwrap_or_else(|| covariance_of_points(&points));
     principal_axes(&cov)
+}
+
+/// A power of two that brings the largest coordinate magnitude of `points` to [1, 2) (exact
+/// scaling; clamped to the range of normal doubles).
+fn unit_scale<'p>(points: impl Iterator<Item = &'p Point>) -> Real {
+    let m = points.fold(0.0, |m: Real, p| m.max(p.coords.amax()));
+    if m == 0.0 {
+        return 1.0;
+    }
+    let e = (m.log2().floor() as i32).clamp(-1020, 1020);
+    (2.0 as Real).powi(-e)
 }
 
 /// The §4 axes of a single non-degenerate triangle in closed form: its hull is the triangle
@@ -105,6 +120,9 @@ fn triangle_axes(t: &[Point; 3]) -> Option<[Vector; 3]> {
     if !crate::query::has_area(t) {
         return None;
     }
+    // At unit scale (exact), so that the normal's norm neither overflows nor underflows.
+    let k = unit_scale(t.iter());
+    let t = &t.map(|p| p * k);
     let e1 = t[1] - t[0];
     let u = e1.try_normalize(1e-300)?;
     let n = e1.cross(&(t[2] - t[0]));
@@ -194,6 +212,8 @@ pub struct ObbQuery {
     rot_cols: [[f32; 4]; 3],
     pos_ab: Vector,
     epsilon: f32,
+    /// Absolute growth of B's boxes (rounded up).
+    margin: f32,
     lite: bool,
 }
 
@@ -203,6 +223,12 @@ pub struct ObbQuery {
 /// so it only ever errs toward "overlap".
 pub const SLACK: f32 = 4e-6;
 
+/// Absolute slack added to every separating inequality: among subnormal numbers (models
+/// smaller than about 1e-38, where single precision keeps only an absolute precision of
+/// 1.4e-45) the relative [`SLACK`] does not cover the test's rounding; some twenty operations
+/// each err by at most half of 1.4e-45.
+pub const SUBNORMAL_SLACK: f32 = 1e-42;
+
 impl BoundingVolume for Obb {
     const KIND: BvKind = BvKind::Obb;
     type Query = ObbQuery;
@@ -211,13 +237,10 @@ impl BoundingVolume for Obb {
     fn fit(group: &Group<'_>) -> Fitted<Obb> {
         let points: Vec<Point> = group.points().collect();
         let axes = match group.triangles {
-            [t] => triangle_axes(&group.mesh.triangle(*t as usize))
+            [t] => triangle_axes(&group.triangle(*t))
                 .unwrap_or_else(|| fit_axes(&points, std::iter::empty)),
             _ => fit_axes(&points, || {
-                group
-                    .triangles
-                    .iter()
-                    .map(|&t| group.mesh.triangle(t as usize))
+                group.triangles.iter().map(|&t| group.triangle(t))
             }),
         };
         let bv = Obb::with_axes(&axes, points.iter().copied());
@@ -233,7 +256,12 @@ impl BoundingVolume for Obb {
         }
     }
 
-    fn prepare(rot_ab: &Matrix3, pos_ab: &Vector, options: &OverlapOptions) -> ObbQuery {
+    fn prepare(
+        rot_ab: &Matrix3,
+        pos_ab: &Vector,
+        margin: Real,
+        options: &OverlapOptions,
+    ) -> ObbQuery {
         ObbQuery {
             rot_ab: *rot_ab,
             rot_cols: std::array::from_fn(|k| {
@@ -247,6 +275,7 @@ impl BoundingVolume for Obb {
             pos_ab: *pos_ab,
             // Rounded up: never a smaller margin than asked for.
             epsilon: crate::math::f32_up(options.epsilon),
+            margin: crate::math::f32_up(margin) + SUBNORMAL_SLACK,
             lite: options.sat == SatMode::Lite,
         }
     }
@@ -290,7 +319,8 @@ impl BoundingVolume for Obb {
                 + a.half[0]
                 + a.half[1]
                 + a.half[2]
-                + b.sum_half);
+                + b.sum_half)
+            + q.margin;
         !sat_f32::separated(
             a,
             b,

@@ -49,6 +49,8 @@ pub struct PlacedSphere {
 pub struct SphereQuery {
     rot_ab: Matrix3,
     pos_ab: Vector,
+    /// Absolute growth of B's spheres.
+    margin: Real,
 }
 
 impl BoundingVolume for Sphere {
@@ -66,10 +68,16 @@ impl BoundingVolume for Sphere {
         }
     }
 
-    fn prepare(rot_ab: &Matrix3, pos_ab: &Vector, _options: &OverlapOptions) -> SphereQuery {
+    fn prepare(
+        rot_ab: &Matrix3,
+        pos_ab: &Vector,
+        margin: Real,
+        _options: &OverlapOptions,
+    ) -> SphereQuery {
         SphereQuery {
             rot_ab: *rot_ab,
             pos_ab: *pos_ab,
+            margin,
         }
     }
 
@@ -77,7 +85,7 @@ impl BoundingVolume for Sphere {
     fn place(q: &SphereQuery, b: &Sphere) -> PlacedSphere {
         PlacedSphere {
             center: q.rot_ab * v3(&b.center) + q.pos_ab,
-            radius: b.radius as Real,
+            radius: b.radius as Real + q.margin,
         }
     }
 

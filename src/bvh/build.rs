@@ -87,8 +87,11 @@ impl Scratch {
     }
 }
 
+/// Builds the node array of `mesh` with volumes in the volume frame whose origin (model frame)
+/// is `origin`; returns the nodes and the depth.
 pub(super) fn build<B: BoundingVolume>(
     mesh: &TriMesh,
+    origin: Vector,
     options: &BuildOptions,
 ) -> (Vec<Node<B>>, usize) {
     let n = mesh.triangle_count();
@@ -97,8 +100,9 @@ pub(super) fn build<B: BoundingVolume>(
     let spare = &mut nodes.spare_capacity_mut()[..2 * n - 1];
     let (root, below) = spare.split_at_mut(1);
     let mut scratch = Scratch::new(mesh.vertices().len());
+    let frame = Frame { mesh, origin };
     let depth = build_rec::<B>(
-        mesh,
+        &frame,
         &mut tris,
         &mut root[0],
         below,
@@ -118,7 +122,7 @@ pub(super) fn build<B: BoundingVolume>(
 /// Siblings are stored side by side, so a split fetches both children together; every node
 /// comes after its parent. Returns the subtree's depth.
 fn build_rec<B: BoundingVolume>(
-    mesh: &TriMesh,
+    frame: &Frame<'_>,
     tris: &mut [u32],
     me: &mut std::mem::MaybeUninit<Node<B>>,
     below: &mut [std::mem::MaybeUninit<Node<B>>],
@@ -127,9 +131,11 @@ fn build_rec<B: BoundingVolume>(
     options: &BuildOptions,
 ) -> usize {
     debug_assert_eq!(below.len(), 2 * tris.len() - 2);
+    let mesh = frame.mesh;
     scratch.gather(mesh, tris);
     let fitted = B::fit(&Group {
         mesh,
+        origin: frame.origin,
         triangles: tris,
         vertices: &scratch.vertices,
     });
@@ -140,7 +146,7 @@ fn build_rec<B: BoundingVolume>(
         });
         return 0;
     }
-    let k = partition(mesh, tris, &fitted, options.split);
+    let k = partition(frame, tris, &fitted, options.split);
     let n = tris.len();
     me.write(Node {
         bv: fitted.bv,
@@ -153,7 +159,7 @@ fn build_rec<B: BoundingVolume>(
     let (left_base, right_base) = (base + 2, base + 2 + 2 * k - 2);
     let mut left = |s: &mut Scratch| {
         build_rec::<B>(
-            mesh,
+            frame,
             left_tris,
             &mut left_me[0],
             left_below,
@@ -164,7 +170,7 @@ fn build_rec<B: BoundingVolume>(
     };
     let mut right = |s: &mut Scratch| {
         build_rec::<B>(
-            mesh,
+            frame,
             right_tris,
             &mut right_me[0],
             right_below,
@@ -182,23 +188,40 @@ fn build_rec<B: BoundingVolume>(
     1 + dl.max(dr)
 }
 
-#[inline]
-fn centroid(mesh: &TriMesh, t: u32) -> Vector {
-    let [a, b, c] = mesh.triangle(t as usize);
-    (a.coords + b.coords + c.coords) / 3.0
+/// The mesh and the origin of the volume frame in which the volumes are fitted and the groups
+/// split.
+struct Frame<'a> {
+    mesh: &'a TriMesh,
+    origin: Vector,
+}
+
+impl Frame<'_> {
+    /// Triangle `t`, volume frame.
+    #[inline]
+    fn triangle(&self, t: u32) -> [Point; 3] {
+        self.mesh.triangle(t as usize).map(|p| p - self.origin)
+    }
+
+    /// The centroid of triangle `t`, volume frame.
+    #[inline]
+    fn centroid(&self, t: u32) -> Vector {
+        let [a, b, c] = self.triangle(t);
+        (a.coords + b.coords + c.coords) / 3.0
+    }
 }
 
 /// Reorders `tris` so that the first `k` go left; returns `k` (`0 < k < len`).
-fn partition<B>(mesh: &TriMesh, tris: &mut [u32], fitted: &Fitted<B>, rule: SplitRule) -> usize {
+fn partition<B>(frame: &Frame<'_>, tris: &mut [u32], fitted: &Fitted<B>, rule: SplitRule) -> usize {
     let n = tris.len();
     match rule {
         SplitRule::Median => {
             let axis = fitted.split_axes[0];
             let half = n / 2;
             tris.select_nth_unstable_by(half, |&x, &y| {
-                centroid(mesh, x)
+                frame
+                    .centroid(x)
                     .dot(&axis)
-                    .total_cmp(&centroid(mesh, y).dot(&axis))
+                    .total_cmp(&frame.centroid(y).dot(&axis))
                     .then(x.cmp(&y))
             });
             return half;
@@ -206,11 +229,11 @@ fn partition<B>(mesh: &TriMesh, tris: &mut [u32], fitted: &Fitted<B>, rule: Spli
         SplitRule::Mean => {
             let mean = tris
                 .iter()
-                .fold(Vector::zeros(), |s, &t| s + centroid(mesh, t))
+                .fold(Vector::zeros(), |s, &t| s + frame.centroid(t))
                 / n as Real;
             for axis in &fitted.split_axes {
                 let cut = mean.dot(axis);
-                let k = partition_by(tris, |t| centroid(mesh, t).dot(axis) < cut);
+                let k = partition_by(tris, |t| frame.centroid(t).dot(axis) < cut);
                 if k > 0 && k < n {
                     return k;
                 }
@@ -221,7 +244,7 @@ fn partition<B>(mesh: &TriMesh, tris: &mut [u32], fitted: &Fitted<B>, rule: Spli
             for axis in &fitted.split_axes {
                 let cut = c.coords.dot(axis);
                 let k = partition_by(tris, |t| {
-                    let [p, q, r] = mesh.triangle(t as usize);
+                    let [p, q, r] = frame.triangle(t);
                     let (a, b, d) = (p.coords.dot(axis), q.coords.dot(axis), r.coords.dot(axis));
                     0.5 * (a.min(b).min(d) + a.max(b).max(d)) <= cut
                 });
@@ -235,9 +258,10 @@ fn partition<B>(mesh: &TriMesh, tris: &mut [u32], fitted: &Fitted<B>, rule: Spli
     let axis = fitted.split_axes[0];
     let half = n / 2;
     tris.select_nth_unstable_by(half, |&x, &y| {
-        centroid(mesh, x)
+        frame
+            .centroid(x)
             .dot(&axis)
-            .total_cmp(&centroid(mesh, y).dot(&axis))
+            .total_cmp(&frame.centroid(y).dot(&axis))
             .then(x.cmp(&y))
     });
     half

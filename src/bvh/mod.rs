@@ -12,7 +12,7 @@ mod build;
 pub use build::{BuildOptions, SplitRule};
 
 use crate::bv::{BoundingVolume, BvKind, Obb};
-use crate::math::Point;
+use crate::math::{Matrix3, Point, Real, Vector};
 use crate::mesh::{MeshError, TriMesh};
 use std::sync::Arc;
 
@@ -103,13 +103,20 @@ pub enum BvhError {
 
 /// A hierarchy of bounding volumes of type `B` over a [`TriMesh`], which it shares by `Arc`.
 ///
-/// Build with [`Bvh::build`]; query with [`crate::query::collide`]. Frame: the mesh's model
-/// frame.
+/// Build with [`Bvh::build`]; query with [`crate::query::collide`].
+///
+/// Frames: the mesh is in its model frame; the volumes are in the *volume frame*, the model frame
+/// moved so that [`Bvh::origin`] (the centre of the mesh's bounding box) is at zero, so they stay
+/// tight wherever the model sits ([`crate::bv`]). [`Bvh::node_box`] gives a node's volume in
+/// the model frame.
 #[derive(Clone, Debug)]
 pub struct Bvh<B> {
     mesh: Arc<TriMesh>,
     nodes: Vec<Node<B>>,
     depth: usize,
+    origin: Vector,
+    reach: Real,
+    radius: Real,
 }
 
 /// An OBBTree (Gottschalk et al. 1996).
@@ -136,8 +143,64 @@ impl<B: BoundingVolume> Bvh<B> {
     /// ```
     pub fn build(mesh: impl Into<Arc<TriMesh>>, options: &BuildOptions) -> Self {
         let mesh = mesh.into();
-        let (nodes, depth) = build::build::<B>(&mesh, options);
-        Bvh { mesh, nodes, depth }
+        let (lo, hi) = mesh.bounds();
+        let origin = nalgebra::center(&lo, &hi).coords;
+        let (nodes, depth) = build::build::<B>(&mesh, origin, options);
+        let mut tree = Bvh {
+            mesh,
+            nodes,
+            depth,
+            origin,
+            reach: 0.0,
+            radius: 0.0,
+        };
+        tree.measure();
+        tree
+    }
+
+    /// Recomputes [`Bvh::reach`] and [`Bvh::radius`] from the vertices.
+    fn measure(&mut self) {
+        let o = self.origin;
+        let (reach, radius2) =
+            self.mesh
+                .vertices()
+                .iter()
+                .fold((0.0, 0.0), |(r, d2): (Real, Real), v| {
+                    (
+                        r.max(v.coords.amax()),
+                        d2.max((v.coords - o).norm_squared()),
+                    )
+                });
+        self.reach = reach;
+        self.radius = radius2.sqrt();
+    }
+
+    /// The origin of the volume frame in the model frame: the centre of the mesh's bounding box
+    /// when the hierarchy was built (refits keep it). A volume's point `x` is the model point
+    /// `x + origin`.
+    pub fn origin(&self) -> Vector {
+        self.origin
+    }
+
+    /// The largest coordinate magnitude of the mesh's vertices (model frame, ∞-norm): the scale
+    /// of the absolute rounding errors of placing them.
+    pub fn reach(&self) -> Real {
+        self.reach
+    }
+
+    /// The largest distance of a vertex from [`Bvh::origin`] (model units).
+    pub fn radius(&self) -> Real {
+        self.radius
+    }
+
+    /// Node `i`'s volume as an oriented box `(center, axes as columns, half extents)` in the
+    /// model frame, for drawing (a sphere gives its bounding cube).
+    ///
+    /// # Panics
+    /// If `i` is not a node index.
+    pub fn node_box(&self, i: usize) -> (Point, Matrix3, Vector) {
+        let (c, axes, half) = self.nodes[i].bv.as_box();
+        (c + self.origin, axes, half)
     }
 
     /// The mesh the hierarchy bounds.
@@ -194,14 +257,19 @@ impl<B: BoundingVolume> Bvh<B> {
     /// rebuild.
     pub fn refit(&mut self) {
         let mesh = &self.mesh;
+        let o = self.origin;
         for i in (0..self.nodes.len()).rev() {
             let node = self.nodes[i];
             let bv = match node.children() {
-                None => B::refit_leaf(&node.bv, &mesh.triangle(node.leaf_triangle())),
+                None => B::refit_leaf(
+                    &node.bv,
+                    &mesh.triangle(node.leaf_triangle()).map(|p| p - o),
+                ),
                 Some((l, r)) => B::refit_parent(&node.bv, &self.nodes[l].bv, &self.nodes[r].bv),
             };
             self.nodes[i].bv = bv;
         }
+        self.measure();
     }
 
     /// Replaces the mesh's vertex positions (same triangles) and refits.
@@ -215,8 +283,9 @@ impl<B: BoundingVolume> Bvh<B> {
     }
 
     /// Checks the invariants: `2n − 1` nodes, children after parents and in range, every
-    /// triangle in exactly one leaf, every volume well formed, and every node containing every vertex of every triangle
-    /// below it (evaluated on the stored single-precision numbers).
+    /// triangle in exactly one leaf, every volume well formed, and every node containing every
+    /// vertex of every triangle below it (evaluated on the stored single-precision numbers, in
+    /// the volume frame).
     ///
     /// # Errors
     /// The first broken invariant, as a [`BvhError`] naming the node.
@@ -271,7 +340,10 @@ impl<B: BoundingVolume> Bvh<B> {
             let (s, e) = range[i];
             for &t in &order[s..e] {
                 for &v in &self.mesh.triangles()[t as usize] {
-                    if !node.bv.contains(&self.mesh.vertices()[v as usize]) {
+                    if !node
+                        .bv
+                        .contains(&(self.mesh.vertices()[v as usize] - self.origin))
+                    {
                         return Err(BvhError::NotBounding {
                             node: i,
                             triangle: t as usize,

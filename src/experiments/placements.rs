@@ -264,7 +264,7 @@ fn unit_costs<B: BoundingVolume>(t: &Bvh<B>, sample: &[Placement], sat: SatMode)
     let nodes = t.nodes();
     let queries: Vec<B::Query> = sample
         .iter()
-        .map(|p| B::prepare(&p.rot, &p.pos, &options.overlap))
+        .map(|p| crate::query::volume_query(t, t, &p.rot, &p.pos, &options.overlap))
         .collect();
     let reps = (2_000_000 / boxes.len().max(1)).clamp(1, 200);
     let start = Instant::now();

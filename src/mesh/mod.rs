@@ -64,6 +64,21 @@ pub enum MeshError {
         /// The file or mesh.
         origin: String,
     },
+    /// A vertex coordinate is larger in magnitude than [`MAX_COORDINATE`]: the single-precision
+    /// bounding volumes could not bound the model (see [`crate::bv`]).
+    #[error(
+        "{origin}: vertex {vertex} has the coordinate {value:.3e}, beyond the limit of ±{limit:.0e}"
+    )]
+    OutOfRange {
+        /// The file or mesh.
+        origin: String,
+        /// Index of the vertex (0-based, in file order).
+        vertex: usize,
+        /// The offending coordinate.
+        value: Real,
+        /// [`MAX_COORDINATE`].
+        limit: Real,
+    },
     /// More vertices or triangles than 32-bit indices can address.
     #[error("{origin}: {count} {what} exceed the 2^31 limit of this library")]
     TooLarge {
@@ -76,13 +91,24 @@ pub enum MeshError {
     },
 }
 
+/// The largest coordinate magnitude a mesh may have: `1e30`.
+///
+/// Hierarchies store their volumes in single precision relative to the model's centre
+/// ([`crate::bvh::Bvh::origin`]), so a model may sit anywhere, but its extent must stay well
+/// inside `f32`'s range (±3.4e38) for the stored volumes and the sums of the separating axis test
+/// to stay finite. Coordinates beyond it are rejected when a mesh is made
+/// ([`MeshError::OutOfRange`]) rather than answered wrongly. Small coordinates have no lower
+/// limit: the triangle test is exact for any finite input, and volumes of models far below `f32`'s
+/// normal range (about 1e-38) are merely looser.
+pub const MAX_COORDINATE: Real = 1e30;
+
 /// A triangle soup: vertex positions and triangles as index triples into them.
 ///
 /// Frame: the model's own frame, in the file's units. Triangle `i` is `triangles()[i]`; that index
 /// is the one every [`crate::query::CollisionReport`] reports.
 ///
-/// Invariants (checked by [`TriMesh::new`]): at least one triangle, every coordinate finite, every
-/// index in range, fewer than 2³¹ vertices and triangles. Degenerate triangles are allowed.
+/// Invariants (checked by [`TriMesh::new`]): at least one triangle, every coordinate finite and at
+/// most [`MAX_COORDINATE`] in magnitude, every index in range, fewer than 2³¹ vertices and triangles. Degenerate triangles are allowed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TriMesh {
     vertices: Vec<Point>,
@@ -95,8 +121,8 @@ impl TriMesh {
     /// `origin` names the mesh in error messages (a file name, or e.g. `"generated torus"`).
     ///
     /// # Errors
-    /// [`MeshError::NonFinite`], [`MeshError::IndexOutOfRange`], [`MeshError::Empty`],
-    /// [`MeshError::TooLarge`].
+    /// [`MeshError::NonFinite`], [`MeshError::OutOfRange`], [`MeshError::IndexOutOfRange`],
+    /// [`MeshError::Empty`], [`MeshError::TooLarge`].
     ///
     /// # Examples
     /// ```
@@ -128,19 +154,7 @@ impl TriMesh {
                 count: triangles.len(),
             });
         }
-        if let Some((i, v)) = vertices
-            .iter()
-            .enumerate()
-            .find(|(_, v)| !v.iter().all(|c| c.is_finite()))
-        {
-            return Err(MeshError::NonFinite {
-                origin: origin.into(),
-                vertex: i,
-                x: v.x,
-                y: v.y,
-                z: v.z,
-            });
-        }
+        check_coordinates(&vertices, origin)?;
         if triangles.is_empty() {
             return Err(MeshError::Empty {
                 origin: origin.into(),
@@ -195,22 +209,11 @@ impl TriMesh {
     /// afterwards with [`crate::bvh::Bvh::refit`].
     ///
     /// # Errors
-    /// [`MeshError::NonFinite`] if a new coordinate is not finite, [`MeshError::IndexOutOfRange`]
+    /// [`MeshError::NonFinite`] if a new coordinate is not finite, [`MeshError::OutOfRange`] if
+    /// one exceeds [`MAX_COORDINATE`], [`MeshError::IndexOutOfRange`]
     /// if the new vertex list is too short for the triangles; the mesh is then unchanged.
     pub fn set_vertices(&mut self, vertices: Vec<Point>) -> Result<(), MeshError> {
-        if let Some((i, v)) = vertices
-            .iter()
-            .enumerate()
-            .find(|(_, v)| !v.iter().all(|c| c.is_finite()))
-        {
-            return Err(MeshError::NonFinite {
-                origin: "moved vertices".into(),
-                vertex: i,
-                x: v.x,
-                y: v.y,
-                z: v.z,
-            });
-        }
+        check_coordinates(&vertices, "moved vertices")?;
         for (t, tri) in self.triangles.iter().enumerate() {
             if let Some(&bad) = tri.iter().find(|&&i| i as usize >= vertices.len()) {
                 return Err(MeshError::IndexOutOfRange {
@@ -239,4 +242,28 @@ impl TriMesh {
     pub fn memory_bytes(&self) -> usize {
         self.vertices.len() * std::mem::size_of::<Point>() + self.triangles.len() * 12
     }
+}
+
+/// The first vertex with a non-finite coordinate or one beyond [`MAX_COORDINATE`].
+fn check_coordinates(vertices: &[Point], origin: &str) -> Result<(), MeshError> {
+    for (i, v) in vertices.iter().enumerate() {
+        if !v.iter().all(|c| c.is_finite()) {
+            return Err(MeshError::NonFinite {
+                origin: origin.into(),
+                vertex: i,
+                x: v.x,
+                y: v.y,
+                z: v.z,
+            });
+        }
+        if let Some(&value) = v.iter().find(|c| c.abs() > MAX_COORDINATE) {
+            return Err(MeshError::OutOfRange {
+                origin: origin.into(),
+                vertex: i,
+                value,
+                limit: MAX_COORDINATE,
+            });
+        }
+    }
+    Ok(())
 }

@@ -187,8 +187,8 @@ pub fn collide_incremental<B: BoundingVolume>(
     {
         let mut t =
             Traversal::<B, false, true>::new(a, b, rot_ab, pos_ab, options, report, &mut next);
-        if rebuild {
-            t.pair(0, 0, None);
+        if rebuild || t.far() {
+            t.root();
         } else {
             // Consecutive separation nodes often share B's node (the traversal splits A under a
             // fixed B node): place it in A's frame once per run.

@@ -2,8 +2,9 @@
 
 use super::{CollisionReport, ContactMode, QueryOptions, tri_tri::triangles_intersect};
 use crate::bv::BoundingVolume;
+use crate::bv::OverlapOptions;
 use crate::bvh::{Bvh, Node};
-use crate::math::{Isometry, Matrix3, Vector, relative_pose, transform_point};
+use crate::math::{Isometry, Matrix3, Real, Vector, relative_pose, transform_point};
 use crate::mesh::TriMesh;
 
 /// Finds the intersecting triangle pairs of two models placed in a common (world) frame.
@@ -52,6 +53,15 @@ pub fn collide_into<B: BoundingVolume>(
 }
 
 /// The query in A's frame: B placed by `x_a = rot_ab · x_b + pos_ab`.
+///
+/// Frames and rounding: triangles are tested in A's model frame on B's corners placed by
+/// [`transform_point`] (exact predicates on those coordinates). Volumes are tested in the
+/// hierarchies' volume frames ([`Bvh::origin`]), B's placed by [`volume_query`]; every placed
+/// volume of B is grown by the absolute rounding error of placing coordinates as large as the
+/// models' (`64 ε (reach_a + reach_b + |pos_ab|∞)`, [`Bvh::reach`]), so no volume test rejects a
+/// pair whose placed triangles touch, wherever the models sit. Models farther apart than single
+/// precision can express (beyond 1e35 between the volume frames) are decided by their bounding
+/// spheres ([`Bvh::radius`]) in double precision: one volume test.
 ///
 /// Descend rule (RAPID's, with surface area as the size): from an overlapping pair, split B if A
 /// is a leaf or if B is not a leaf and B's volume is larger ([`BoundingVolume::size`]);
@@ -103,8 +113,51 @@ fn run<B: BoundingVolume, const TRACE: bool, const CUT: bool>(
 ) {
     report.clear();
     let mut t = Traversal::<B, TRACE, CUT>::new(a, b, rot_ab, pos_ab, options, report, out);
-    t.pair(0, 0, None);
+    t.root();
 }
+
+/// The per-query constants of the volume tests of `a` against `b` placed in A's frame by
+/// `x_a = rot_ab · x_b + pos_ab` (model frames): the pose between the volume frames,
+/// `pos = rot_ab · origin_b + pos_ab − origin_a`, and the margin that covers the rounding of
+/// placing coordinates as large as the models' (see [`collide_relative`]). For programs that
+/// test volumes of two hierarchies directly ([`BoundingVolume::place`], [`BoundingVolume::overlaps`]).
+pub fn volume_query<B: BoundingVolume>(
+    a: &Bvh<B>,
+    b: &Bvh<B>,
+    rot_ab: &Matrix3,
+    pos_ab: &Vector,
+    overlap: &OverlapOptions,
+) -> B::Query {
+    B::prepare(
+        rot_ab,
+        &volume_translation(a, b, rot_ab, pos_ab),
+        placement_margin(a, b, pos_ab),
+        overlap,
+    )
+}
+
+/// `rot_ab · origin_b + pos_ab − origin_a`: B's volume frame placed in A's.
+#[inline]
+fn volume_translation<B: BoundingVolume>(
+    a: &Bvh<B>,
+    b: &Bvh<B>,
+    rot_ab: &Matrix3,
+    pos_ab: &Vector,
+) -> Vector {
+    rot_ab * b.origin() + pos_ab - a.origin()
+}
+
+/// A bound (with a factor 4 to spare) on the absolute rounding error, in any direction, of
+/// placing B's corners in A's frame by [`transform_point`] and of placing B's volumes in A's
+/// volume frame: a few units in the last place of the largest coordinates involved.
+#[inline]
+fn placement_margin<B: BoundingVolume>(a: &Bvh<B>, b: &Bvh<B>, pos_ab: &Vector) -> Real {
+    64.0 * Real::EPSILON * (a.reach() + b.reach() + pos_ab.amax())
+}
+
+/// Beyond this distance between the volume frames, single-precision volume tests could
+/// overflow; the bounding spheres decide.
+const FAR: Real = 1e35;
 
 pub(super) struct Traversal<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> {
     na: &'a [Node<B>],
@@ -115,6 +168,8 @@ pub(super) struct Traversal<'a, B: BoundingVolume, const TRACE: bool, const CUT:
     rot_ab: Matrix3,
     pos_ab: Vector,
     first: bool,
+    /// The models' bounding spheres are disjoint and too far apart for single precision.
+    far: bool,
     report: &'a mut CollisionReport,
     /// TRACE: the overlapping pairs. CUT: the separation list being built.
     out: &'a mut Vec<(u32, u32)>,
@@ -138,17 +193,38 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
         report: &'a mut CollisionReport,
         out: &'a mut Vec<(u32, u32)>,
     ) -> Self {
+        let pos_v = volume_translation(a, b, rot_ab, pos_ab);
+        let margin = placement_margin(a, b, pos_ab);
+        let far =
+            pos_v.amax() > FAR && pos_v.norm() > (a.radius() + b.radius()) * (1.0 + 1e-9) + margin;
         Traversal {
             na: a.nodes(),
             nb: b.nodes(),
             ma: a.mesh(),
             mb: b.mesh(),
-            query: B::prepare(rot_ab, pos_ab, &options.overlap),
+            query: B::prepare(rot_ab, &pos_v, margin, &options.overlap),
             rot_ab: *rot_ab,
             pos_ab: *pos_ab,
             first: options.mode == ContactMode::FirstContact,
+            far,
             report,
             out,
+        }
+    }
+
+    /// Whether the models are too far apart for single-precision volume tests (and disjoint).
+    pub(super) fn far(&self) -> bool {
+        self.far
+    }
+
+    /// Tests the root pair and continues below it: the query from the top.
+    pub(super) fn root(&mut self) {
+        if self.far {
+            // One volume test, decided by the bounding spheres in double precision.
+            self.report.bv_tests += 1;
+            self.skip(0, 0);
+        } else {
+            self.pair(0, 0, None);
         }
     }
 
