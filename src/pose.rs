@@ -70,24 +70,29 @@ pub fn read_poses(path: impl AsRef<Path>) -> Result<Vec<Pose>, PoseError> {
         Ok(text) => text,
         Err(e) => {
             let bytes = e.into_bytes();
+            let text = String::from_utf8_lossy(&bytes).into_owned();
             // Lines as `str::lines` numbers them: split at '\n'.
             for (n, raw) in bytes.split(|&b| b == b'\n').enumerate() {
                 if let Err(e) = std::str::from_utf8(raw)
                     && !String::from_utf8_lossy(raw).trim().starts_with('#')
                 {
-                    return Err(PoseError::BadLine {
-                        path: path.into(),
-                        line: n + 1,
-                        message: format!(
-                            "invalid UTF-8 (byte 0x{:02x} at column {})",
-                            raw[e.valid_up_to()],
-                            e.valid_up_to() + 1
-                        ),
+                    // Report the first bad line: an earlier one may be wrong otherwise.
+                    return Err(match parse_poses(&text, path) {
+                        Err(earlier @ PoseError::BadLine { line, .. }) if line <= n => earlier,
+                        _ => PoseError::BadLine {
+                            path: path.into(),
+                            line: n + 1,
+                            message: format!(
+                                "invalid UTF-8 (byte 0x{:02x} at column {})",
+                                raw[e.valid_up_to()],
+                                e.valid_up_to() + 1
+                            ),
+                        },
                     });
                 }
             }
             // Only comment lines are not UTF-8; parse_poses skips them.
-            String::from_utf8_lossy(&bytes).into_owned()
+            text
         }
     };
     parse_poses(&text, path)

@@ -404,6 +404,12 @@ fn pose_files_with_invalid_utf8() {
         msg.contains(&format!("{}:3:", p.display())) && msg.contains("UTF-8"),
         "{msg}"
     );
+    // An earlier bad line is reported first.
+    let p = temp("utf8_later_poses.txt", b"1 0 0 0 0 0\n1 0 0 0 \xff 0 0\n");
+    assert!(matches!(
+        read_poses(&p).unwrap_err(),
+        PoseError::BadLine { line: 1, .. }
+    ));
     // In a comment line, any bytes are fine.
     let p = temp(
         "utf8_comment_poses.txt",
