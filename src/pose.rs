@@ -1,13 +1,18 @@
 //! Pose files: the `POSES` format of the command line (DESIGN.md).
 //!
 //! Each line that is not empty and does not start with `#` is `qw qx qy qz tx ty tz`: a unit
-//! quaternion and a translation placing model B in model A's frame (A at the identity).
+//! quaternion and a translation placing model B in model A's frame (A at the identity). A
+//! quaternion whose norm is within [`QUATERNION_NORM_TOLERANCE`] of 1 is normalised; one further
+//! off is an error naming its line. Comment lines may hold any bytes; every other line must be
+//! UTF-8 text.
 
 use crate::math::{Isometry, Quaternion, Translation, UnitQuaternion};
+use crate::mesh::{excerpt, short_number};
 use std::path::{Path, PathBuf};
 
 /// How far a quaternion's norm may be from 1 before the line is rejected; within it, the
-/// quaternion is normalised.
+/// quaternion is normalised (divided by its norm), so rounded unit quaternions written with a few
+/// digits are accepted.
 pub const QUATERNION_NORM_TOLERANCE: f64 = 1e-3;
 
 /// A bad pose file or line.
@@ -21,7 +26,8 @@ pub enum PoseError {
         /// The operating system's error.
         source: std::io::Error,
     },
-    /// A line is not seven finite numbers forming a unit quaternion and a translation.
+    /// A line is not seven finite numbers forming a unit quaternion and a translation, or is not
+    /// UTF-8 text. The message quotes the offending word cut short, and numbers in short form.
     #[error("{path}:{line}: {message}")]
     BadLine {
         /// The file.
@@ -53,13 +59,42 @@ pub struct Pose {
 /// # Errors
 /// [`PoseError::Io`], [`PoseError::BadLine`] (wrong field count, a non-number, a non-finite
 /// value, a quaternion whose norm differs from 1 by more than
-/// [`QUATERNION_NORM_TOLERANCE`]), [`PoseError::Empty`].
+/// [`QUATERNION_NORM_TOLERANCE`], invalid UTF-8 outside a comment line), [`PoseError::Empty`].
 pub fn read_poses(path: impl AsRef<Path>) -> Result<Vec<Pose>, PoseError> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|source| PoseError::Io {
+    let bytes = std::fs::read(path).map_err(|source| PoseError::Io {
         path: path.into(),
         source,
     })?;
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let bytes = e.into_bytes();
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            // Lines as `str::lines` numbers them: split at '\n'.
+            for (n, raw) in bytes.split(|&b| b == b'\n').enumerate() {
+                if let Err(e) = std::str::from_utf8(raw)
+                    && !String::from_utf8_lossy(raw).trim().starts_with('#')
+                {
+                    // Report the first bad line: an earlier one may be wrong otherwise.
+                    return Err(match parse_poses(&text, path) {
+                        Err(earlier @ PoseError::BadLine { line, .. }) if line <= n => earlier,
+                        _ => PoseError::BadLine {
+                            path: path.into(),
+                            line: n + 1,
+                            message: format!(
+                                "invalid UTF-8 (byte 0x{:02x} at column {})",
+                                raw[e.valid_up_to()],
+                                e.valid_up_to() + 1
+                            ),
+                        },
+                    });
+                }
+            }
+            // Only comment lines are not UTF-8; parse_poses skips them.
+            text
+        }
+    };
     parse_poses(&text, path)
 }
 
@@ -98,17 +133,26 @@ pub fn parse_poses(text: &str, path: &Path) -> Result<Vec<Pose>, PoseError> {
         for (k, w) in words.iter().enumerate() {
             v[k] = w
                 .parse()
-                .map_err(|_| bad(format!("field {} '{w}' is not a number", k + 1)))?;
+                .map_err(|_| bad(format!("field {} '{}' is not a number", k + 1, excerpt(w))))?;
             if !v[k].is_finite() {
-                return Err(bad(format!("field {} '{w}' is not finite", k + 1)));
+                return Err(bad(format!(
+                    "field {} '{}' is not finite",
+                    k + 1,
+                    excerpt(w)
+                )));
             }
         }
         let q = Quaternion::new(v[0], v[1], v[2], v[3]);
         let norm = q.norm();
         if (norm - 1.0).abs() > QUATERNION_NORM_TOLERANCE {
             return Err(bad(format!(
-                "quaternion ({}, {}, {}, {}) has norm {norm}, not 1",
-                v[0], v[1], v[2], v[3]
+                "quaternion ({}, {}, {}, {}) has norm {}, not within {} of 1",
+                short_number(v[0]),
+                short_number(v[1]),
+                short_number(v[2]),
+                short_number(v[3]),
+                short_number(norm),
+                QUATERNION_NORM_TOLERANCE
             )));
         }
         let rotation = UnitQuaternion::new_normalize(q);

@@ -7,6 +7,7 @@
 mod obj;
 
 pub use obj::load_obj;
+pub(crate) use obj::{excerpt, short_number};
 
 use crate::math::{Point, Real};
 use std::path::PathBuf;
@@ -88,6 +89,66 @@ pub enum MeshError {
         what: &'static str,
         /// How many.
         count: usize,
+    },
+    /// A line of an OBJ file is malformed: a vertex with the wrong number of values, a value that
+    /// is not a number, a face reference that is not an integer, a homogeneous weight `w = 0`,
+    /// invalid UTF-8 in a `v` or `f` statement, binary data.
+    #[error("{path}, line {line}: {message}")]
+    ObjSyntax {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong, with the offending word (cut short if long).
+        message: String,
+    },
+    /// An OBJ face has fewer than three vertices. Such a face (a point or a segment) has no
+    /// surface to collide with; it is rejected rather than dropped silently.
+    #[error("{path}, line {line}: face with {vertices} vertices, a face needs at least 3")]
+    ObjShortFace {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// How many vertex references the face has (0, 1 or 2).
+        vertices: usize,
+    },
+    /// An OBJ face refers to a vertex that does not exist: index 0, a positive index beyond the
+    /// file's vertices, or a negative (relative) one reaching before the first vertex.
+    #[error(
+        "{path}, line {line}: face refers to vertex {index}, but there are {vertex_count} vertices (OBJ indices start at 1; negative ones count back from the last vertex read)"
+    )]
+    ObjFaceIndex {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number of the face.
+        line: usize,
+        /// The index as written (1-based, or negative).
+        index: i64,
+        /// The vertices it could refer to: all of the file's for a positive index, those read
+        /// before the face for zero or a negative one.
+        vertex_count: usize,
+    },
+    /// An OBJ vertex has a coordinate that is NaN or infinite (after division by its w).
+    #[error(
+        "{path}, line {line}: vertex {vertex} has a non-finite coordinate ({}, {}, {})",
+        short_number(*.x),
+        short_number(*.y),
+        short_number(*.z)
+    )]
+    ObjNonFinite {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// The vertex's number in the file (1-based, as faces refer to it).
+        vertex: usize,
+        /// The coordinates as read.
+        x: Real,
+        /// The coordinates as read.
+        y: Real,
+        /// The coordinates as read.
+        z: Real,
     },
 }
 
