@@ -41,6 +41,18 @@ impl Stats {
     fn bump(c: &Cell<usize>) {
         c.set(c.get() + 1);
     }
+    fn record(&self, p: &[Point; 3], q: &[Point; 3], touching: bool) {
+        Stats::bump(&self.cases);
+        if touching {
+            Stats::bump(&self.touching);
+        }
+        if exactly_coplanar(p, q) {
+            Stats::bump(&self.coplanar);
+        }
+        if exactly_degenerate(p) || exactly_degenerate(q) {
+            Stats::bump(&self.degenerate);
+        }
+    }
     fn report(&self, name: &str) {
         let n = self.cases.get();
         eprintln!(
@@ -108,16 +120,7 @@ fn check(p: &[Point; 3], q: &[Point; 3], stats: &Stats) -> Result<bool, TestCase
             );
         }
     }
-    Stats::bump(&stats.cases);
-    if expected {
-        Stats::bump(&stats.touching);
-    }
-    if exactly_coplanar(p, q) {
-        Stats::bump(&stats.coplanar);
-    }
-    if exactly_degenerate(p) || exactly_degenerate(q) {
-        Stats::bump(&stats.degenerate);
-    }
+    stats.record(p, q, expected);
     Ok(expected)
 }
 
@@ -130,8 +133,8 @@ fn decimal(n: i64, k: u32) -> f64 {
 
 /// A general double: uniform in [-1, 1], OBJ-like decimals (7 or 16–17 significant digits, as
 /// -0.82093099999999997), or uniform values scaled over a range of binary exponents.
-fn coord() -> impl Strategy<Value = f64> {
-    prop_oneof![
+fn coord() -> BoxedStrategy<f64> {
+    (prop_oneof![
         -1.0f64..1.0,
         (-9_999_999i64..=9_999_999, 0u32..=7).prop_map(|(n, k)| decimal(n, k)),
         (
@@ -140,15 +143,16 @@ fn coord() -> impl Strategy<Value = f64> {
         )
             .prop_map(|(n, k)| decimal(n, k)),
         (-1.0f64..1.0, -30i32..=30).prop_map(|(x, s)| x * 2f64.powi(s)),
-    ]
+    ])
+    .boxed()
 }
 
-fn point() -> impl Strategy<Value = Point> {
-    [coord(), coord(), coord()].prop_map(|[x, y, z]| Point::new(x, y, z))
+fn point() -> BoxedStrategy<Point> {
+    ([coord(), coord(), coord()].prop_map(|[x, y, z]| Point::new(x, y, z))).boxed()
 }
 
-fn triangle() -> impl Strategy<Value = [Point; 3]> {
-    [point(), point(), point()]
+fn triangle() -> BoxedStrategy<[Point; 3]> {
+    ([point(), point(), point()]).boxed()
 }
 
 /// A one-ulp move of one coordinate.
@@ -233,6 +237,8 @@ enum Kind {
     Vertex,
     /// x is the midpoint of an edge.
     Edge,
+    /// x is on an edge parallel to a coordinate axis (any double between its ends is on it).
+    AxisEdge,
     /// x = a/2 + b/4 + c/4, inside the face.
     Face,
     /// Three corners at x.
@@ -249,11 +255,12 @@ enum Kind {
     RandomSeg,
 }
 
-const TRIANGLE_KINDS: [Kind; 3] = [Kind::Vertex, Kind::Edge, Kind::Face];
+const TRIANGLE_KINDS: [Kind; 4] = [Kind::Vertex, Kind::Edge, Kind::AxisEdge, Kind::Face];
 const DEGENERATE_KINDS: [Kind; 4] = [Kind::Pt, Kind::SegEnd, Kind::SegMid, Kind::Collinear];
-const ALL_KINDS: [Kind; 9] = [
+const ALL_KINDS: [Kind; 10] = [
     Kind::Vertex,
     Kind::Edge,
+    Kind::AxisEdge,
     Kind::Face,
     Kind::Pt,
     Kind::SegEnd,
@@ -269,10 +276,14 @@ impl Kind {
     }
 
     /// A shape of this kind from free points; x is defined by it (None if unrelated).
-    fn free(self, t: &[Point; 3], lam: [f64; 3]) -> ([Point; 3], Option<Point>) {
+    fn free(self, t: &[Point; 3], lam: [f64; 3], axis: usize) -> ([Point; 3], Option<Point>) {
         let [t0, t1, t2] = *t;
         match self {
             Kind::Vertex => ([t0, t1, t2], Some(t0)),
+            Kind::AxisEdge => (
+                Kind::AxisEdge.through(t0, &[t2, t1, t2], [lam; 2], axis),
+                Some(t0),
+            ),
             Kind::Edge => {
                 let (u, v, x) = mid(t0, t1);
                 ([u, v, t2], Some(x))
@@ -298,10 +309,17 @@ impl Kind {
     }
 
     /// A shape of this kind around x.
-    fn through(self, x: Point, t: &[Point; 3], lam: [[f64; 3]; 2]) -> [Point; 3] {
+    fn through(self, x: Point, t: &[Point; 3], lam: [[f64; 3]; 2], axis: usize) -> [Point; 3] {
         let [t0, t1, t2] = *t;
         match self {
             Kind::Vertex => [x, t0, t1],
+            Kind::AxisEdge => {
+                // x_k − |a| ≤ x_k ≤ x_k + |b| after rounding too.
+                let (mut u, mut v) = (x, x);
+                u[axis] = x[axis] - t1[axis].abs();
+                v[axis] = x[axis] + t1[(axis + 1) % 3].abs();
+                [u, v, t0]
+            }
             Kind::Edge => {
                 let (u, v) = split(x, lam[0]);
                 [u, v, t0]
@@ -340,25 +358,27 @@ struct Case {
     touching: bool,
 }
 
-fn around(kinds_p: &'static [Kind], kinds_q: &'static [Kind]) -> impl Strategy<Value = Case> {
-    (
+fn around(kinds_p: &'static [Kind], kinds_q: &'static [Kind]) -> BoxedStrategy<Case> {
+    ((
         prop::sample::select(kinds_p),
         prop::sample::select(kinds_q),
         triangle(),
         triangle(),
         lam(),
         [lam(), lam()],
+        [0usize..3, 0usize..3],
     )
-        .prop_map(|(kp, kq, tp, tq, lp, lq)| {
-            let (p, x) = kp.free(&tp, lp);
+        .prop_map(|(kp, kq, tp, tq, lp, lq, [ap, aq])| {
+            let (p, x) = kp.free(&tp, lp, ap);
             let x = x.unwrap_or(tp[0]);
-            let q = kq.through(x, &tq, lq);
+            let q = kq.through(x, &tq, lq, aq);
             Case {
                 p,
                 q,
                 touching: kp.contains_x() && kq.contains_x(),
             }
-        })
+        }))
+    .boxed()
 }
 
 /// Checks one case with a nudge applied to q; a contact by construction must be one for the
@@ -393,8 +413,8 @@ proptest! {
     }
 }
 
-fn any_case() -> impl Strategy<Value = Case> {
-    prop_oneof![
+fn any_case() -> BoxedStrategy<Case> {
+    (prop_oneof![
         around(&TRIANGLE_KINDS, &TRIANGLE_KINDS),
         around(&DEGENERATE_KINDS, &ALL_KINDS),
         coplanar_case(),
@@ -408,7 +428,8 @@ fn any_case() -> impl Strategy<Value = Case> {
                 touching: false,
             }
         }),
-    ]
+    ])
+    .boxed()
 }
 
 /// The reduced candidate axes agree with the full candidate set of the integer oracle (in big
@@ -423,11 +444,14 @@ fn reduced_axes_agree_with_all_axes_on_floats() {
             let mut q = case.q;
             n.apply(&mut q);
             let expected = exact_intersect_f64_all_axes(&case.p, &q);
-            prop_assert_eq!(exact_intersect_f64(&case.p, &q), expected);
-            Stats::bump(&stats.cases);
-            if expected {
-                Stats::bump(&stats.touching);
-            }
+            prop_assert_eq!(
+                exact_intersect_f64(&case.p, &q),
+                expected,
+                "p = {}, q = {}",
+                fmt(&case.p),
+                fmt(&q)
+            );
+            stats.record(&case.p, &q, expected);
             Ok(())
         },
     );
@@ -526,8 +550,9 @@ fn triangle_against_itself() {
     stats.require_both(0.05);
 }
 
-/// A vertex exactly on an edge or inside a face of the other triangle, edges crossing at an exact
-/// point, an edge through a face at an exact point.
+/// A vertex exactly on an edge (its exact midpoint, or anywhere on an axis-parallel edge) or
+/// inside a face of the other triangle, edges crossing at an exact point, an edge through a face
+/// at an exact point.
 #[test]
 fn vertex_on_edge_or_face() {
     let stats = run(
@@ -650,7 +675,7 @@ fn grid_point() -> impl Strategy<Value = Point> {
     [g.clone(), g.clone(), g].prop_map(|[x, y, z]| Point::new(x, y, z))
 }
 
-fn coplanar_case() -> impl Strategy<Value = Case> {
+fn coplanar_case() -> BoxedStrategy<Case> {
     let in_plane = (
         plane_map(),
         prop_oneof![
@@ -690,7 +715,7 @@ fn coplanar_case() -> impl Strategy<Value = Case> {
                 touching: false,
             }
         });
-    prop_oneof![3 => in_plane, 1 => lattice]
+    prop_oneof![3 => in_plane, 1 => lattice].boxed()
 }
 
 #[test]

@@ -388,10 +388,10 @@ pub fn exact_intersect_f64(p: &[Point; 3], q: &[Point; 3]) -> bool {
             return false;
         }
     }
-    if let Some(l) = e.iter().find(|x| !zzero(x)) {
-        if zseparates(&zcross(&zcross(l, &w), l), &p, &q) {
-            return false;
-        }
+    if let Some(l) = e.iter().find(|x| !zzero(x))
+        && zseparates(&zcross(&zcross(l, &w), l), &p, &q)
+    {
+        return false;
     }
     // D a point.
     !zseparates(&w, &p, &q)
@@ -462,21 +462,4 @@ pub fn exactly_coplanar(p: &[Point; 3], q: &[Point; 3]) -> bool {
 pub fn exactly_degenerate(t: &[Point; 3]) -> bool {
     let z = scaled_integers(t);
     zzero(&zcross(&zsub(&z[1], &z[0]), &zsub(&z[2], &z[0])))
-}
-
-/// A deterministic pseudo-random generator (SplitMix64) for sampling in tests.
-pub struct SplitMix(pub u64);
-
-impl SplitMix {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (n > 0; negligible bias).
-    pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() as u128 * n as u128) >> 64) as usize
-    }
 }
