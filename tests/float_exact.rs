@@ -12,8 +12,12 @@
 //! candidate axis set on float triangles. Each property also requires a share of both answers,
 //! so that it can fail.
 //!
-//! Also the two reproducers of the issue, through `triangles_intersect`, through OBJ loading and
-//! through the full query with OBB, AABB and sphere trees.
+//! The full query on soups of such pairs (B placed by an exact or a general rigid motion) must
+//! report exactly the oracle's pairs with OBB, AABB and sphere trees: bounding volumes must never
+//! reject a touching pair. Also the two reproducers of the issue, through `triangles_intersect`,
+//! through OBJ loading and through the full query with each tree type; and, ignored, two
+//! reproducers of contacts missed by trees whose coordinates leave the normal range of single
+//! precision (the volumes are stored as `f32`).
 
 mod common;
 use common::*;
@@ -885,4 +889,189 @@ fn issue_shared_vertex() {
         ),
     );
     check_query(&both, &both, &[(0, 0), (0, 1), (1, 0), (1, 1)]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The full query: bounding volumes must never reject a touching pair.
+
+/// Where B is placed in A's frame.
+#[derive(Clone, Debug)]
+enum Placement {
+    Identity,
+    /// A signed permutation matrix, no translation: B's coordinates map exactly.
+    Exact(Matrix3),
+    /// A general rigid motion: the contacts become near contacts after rounding.
+    General(Isometry),
+}
+
+fn placement() -> BoxedStrategy<Placement> {
+    prop_oneof![
+        Just(Placement::Identity),
+        exact_pose().prop_map(|(m, _)| Placement::Exact(m)),
+        pose(0.5).prop_map(Placement::General),
+    ]
+    .boxed()
+}
+
+/// Intersecting pairs of `a` against `b` placed by (rot, pos), with each tree type; each must
+/// equal the oracle's set on the coordinates the query tests (B's transformed by
+/// `transform_point`, as the traversal does).
+fn check_full_query(
+    a: &TriMesh,
+    b: &TriMesh,
+    rot: &Matrix3,
+    pos: &Vector,
+    stats: &Stats,
+) -> Result<(), TestCaseError> {
+    let tb: Vec<[Point; 3]> = (0..b.triangle_count())
+        .map(|j| {
+            b.triangle(j)
+                .map(|v| obbtree::math::transform_point(rot, pos, &v))
+        })
+        .collect();
+    let mut expected = Vec::new();
+    for i in 0..a.triangle_count() {
+        for (j, t) in tb.iter().enumerate() {
+            let touching = exact_intersect_f64(&a.triangle(i), t);
+            if touching {
+                expected.push((i as u32, j as u32));
+            }
+            stats.record(&a.triangle(i), t, touching);
+        }
+    }
+    fn tree<B: BoundingVolume>(m: &TriMesh) -> Bvh<B> {
+        Bvh::<B>::build(m.clone(), &BuildOptions::default())
+    }
+    let got = [
+        contacts_relative(&tree::<Obb>(a), &tree::<Obb>(b), rot, pos).contacts,
+        contacts_relative(&tree::<Aabb>(a), &tree::<Aabb>(b), rot, pos).contacts,
+        contacts_relative(&tree::<Sphere>(a), &tree::<Sphere>(b), rot, pos).contacts,
+    ];
+    for (kind, g) in ["OBB", "AABB", "sphere"].iter().zip(&got) {
+        prop_assert_eq!(
+            g,
+            &expected,
+            "{} tree; A = {:?}\nB placed = {:?}",
+            kind,
+            (0..a.triangle_count())
+                .map(|i| fmt(&a.triangle(i)))
+                .collect::<Vec<_>>(),
+            tb.iter().map(fmt).collect::<Vec<_>>()
+        );
+    }
+    Ok(())
+}
+
+/// Soups of three pairs built to touch (or one ulp apart), scaled over the range of single
+/// precision, B
+/// placed by an exact or a general rigid motion: OBB, AABB and sphere trees report exactly the
+/// oracle's pairs.
+#[test]
+fn full_query_on_touching_soups() {
+    let stats = run(
+        "full query (per triangle pair)",
+        10_000,
+        (
+            prop::array::uniform3((any_case(), nudge())),
+            placement(),
+            prop_oneof![Just(0), -1074i32..=1023],
+        ),
+        |(cases, place, s), stats| {
+            // Scaled by 2^s, clamped so that every triangle that is not all zero keeps a
+            // coordinate of magnitude at least 2^-100 and none exceeds 2^120: within the normal
+            // range of single precision, in which the volumes are stored (beyond it, see
+            // `below_single_precision` and `beyond_single_precision`).
+            let tri_max = |t: &[Point; 3]| {
+                t.iter()
+                    .flat_map(|v| v.iter().map(|x| x.abs()))
+                    .fold(0.0, f64::max)
+            };
+            let maxima: Vec<f64> = cases
+                .iter()
+                .flat_map(|(c, _)| [tri_max(&c.p), tri_max(&c.q)])
+                .filter(|&m| m > 0.0)
+                .collect();
+            let (lo, hi) = maxima.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &m| {
+                (lo.min(m), hi.max(m))
+            });
+            let s = if maxima.is_empty() {
+                0
+            } else {
+                let lowest = -100 - lo.log2().floor() as i32;
+                let highest = 120 - hi.log2().ceil() as i32;
+                s.max(lowest).min(highest)
+            };
+            let f = 2f64.powi(s);
+            let place = match place {
+                Placement::General(iso) => Placement::General(Isometry::from_parts(
+                    (iso.translation.vector * f).into(),
+                    iso.rotation,
+                )),
+                other => other,
+            };
+            let (rot, pos) = match &place {
+                Placement::Identity => (Matrix3::identity(), Vector::zeros()),
+                Placement::Exact(m) => (*m, Vector::zeros()),
+                Placement::General(iso) => (rot_of(iso), iso.translation.vector),
+            };
+            let mut va = Vec::new();
+            let mut vb = Vec::new();
+            for (case, n) in &cases {
+                let mut q = case.q;
+                n.apply(&mut q);
+                let q = q.map(|v| v * f);
+                va.extend(case.p.map(|v| v * f));
+                // B in its own frame, so that placing it brings q (exactly, or nearly) back.
+                vb.extend(q.map(|v| match &place {
+                    Placement::Identity => v,
+                    Placement::Exact(m) => Point::from(m.transpose() * v.coords),
+                    Placement::General(iso) => iso.inverse_transform_point(&v),
+                }));
+            }
+            let tris = vec![[0, 1, 2], [3, 4, 5], [6, 7, 8]];
+            let a = TriMesh::new(va, tris.clone(), "A").unwrap();
+            let b = TriMesh::new(vb, tris, "B").unwrap();
+            // Counted by triangle pair (9 per soup).
+            check_full_query(&a, &b, &rot, &pos, stats)
+        },
+    );
+    stats.require_both(0.05);
+}
+
+/// Coordinates beyond the range of single precision (|x| > 3.4e38, finite in double precision):
+/// the stored volumes overflow to infinity. A triangle against itself must still be a contact.
+/// Ignored: fails for the sphere tree (its centre and radius become infinite, the overlap test
+/// sees NaN and reports "disjoint"), and `Bvh::validate` rejects all three trees as malformed.
+#[test]
+#[ignore = "src bug: bounding volumes overflow single precision; the sphere tree misses the contact"]
+fn beyond_single_precision() {
+    let mesh = temp_obj("huge.obj", "v 1e39 0 0\nv 0 1e39 0\nv 0 0 1e39\nf 1 2 3\n");
+    check_query(&mesh, &mesh, &[(0, 0)]);
+    Bvh::<Obb>::build(mesh.clone(), &BuildOptions::default())
+        .validate()
+        .unwrap();
+    Bvh::<Aabb>::build(mesh.clone(), &BuildOptions::default())
+        .validate()
+        .unwrap();
+    Bvh::<Sphere>::build(mesh, &BuildOptions::default())
+        .validate()
+        .unwrap();
+}
+
+/// Coordinates below the normal range of single precision (|x| < 1.2e-38, normal in double
+/// precision): two triangles sharing a vertex, scaled by 2^-140, must touch.
+/// Ignored: fails for the OBB tree (the single-precision overlap test's relative slack
+/// underflows among subnormal `f32` values and it reports "disjoint"); AABB and sphere trees
+/// report the contact, and `Bvh::validate` accepts all three trees.
+#[test]
+#[ignore = "src bug: the OBB overlap test is not conservative among f32 subnormals"]
+fn below_single_precision() {
+    let f = 2f64.powi(-140);
+    let one = |corners: [[f64; 3]; 3]| {
+        let v = corners.map(|c| Point::new(c[0] * f, c[1] * f, c[2] * f));
+        TriMesh::new(v.to_vec(), vec![[0, 1, 2]], "tiny").unwrap()
+    };
+    let a = one([[-1.0, -1.0, -1.0], [0.0, 0.0, 0.0], [-1.0, 1.0, 0.0]]);
+    let b = one([[-1.0, 0.0, 1.0], [0.0, -1.0, 0.0], [-1.0, -1.0, -1.0]]);
+    check_query(&a, &b, &[(0, 0)]);
 }
