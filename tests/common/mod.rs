@@ -238,3 +238,228 @@ pub fn contacts_relative<B: BoundingVolume>(
 pub fn rot_of(iso: &Isometry) -> Matrix3 {
     iso.rotation.to_rotation_matrix().into_inner()
 }
+
+// ---------------------------------------------------------------------------------------------
+// Exact triangle–triangle oracle on arbitrary finite f64 coordinates.
+//
+// Independent of the library's predicates: every coordinate is converted exactly to an integer
+// scaled by one power of two common to both triangles (a double is `m · 2^e` with an integer
+// mantissa `m`), and the separating axis test is done in big-integer arithmetic, so every
+// projection and comparison is exact.
+//
+// The candidate axes come from the Minkowski difference D = P − Q of the two hulls (P, Q each
+// the convex hull of three points: a triangle, a segment or a point). P and Q are disjoint iff
+// the origin is not in D, iff some axis l has l·x > 0 for all x in D (strict separation of
+// closed sets). Every edge of D is parallel to an edge vector E (p_i − p_j or q_i − q_j), and
+// w = q_0 − p_0 (negated p_0 − q_0, a point of D; the sign of an axis does not matter) is:
+//
+// * D 3-dimensional: some facet plane has the origin strictly outside; its normal is the cross
+//   product of two non-parallel edges of the facet, i.e. of two vectors of E.
+// * D 2-dimensional, in a plane Π: if 0 ∉ Π, Π's normal n (any nonzero cross product of two
+//   vectors of E) separates; otherwise some edge of the polygon D separates within Π, along
+//   n × e for an edge vector e of E.
+// * D a segment on a line w + tL (L a nonzero vector of E): if the line misses the origin,
+//   (L × w) × L separates; otherwise L does.
+// * D a point w: w separates unless it is 0.
+//
+// So 15 + 6 + 6 + 1 + 1 axes suffice. `exact_intersect_f64_all_axes` uses instead the generous
+// candidate set of the integer oracle above (every S, S × S and (S × S) × S), in big integers,
+// to cross-check the reduction on float input.
+
+use num_bigint::BigInt;
+
+/// A finite double as `mantissa · 2^exponent` with an integer mantissa with no trailing zero
+/// bit (`(0, 0)` for ±0).
+pub fn f64_parts(x: f64) -> (i64, i32) {
+    assert!(x.is_finite(), "{x}");
+    if x == 0.0 {
+        return (0, 0);
+    }
+    let bits = x.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    let frac = (bits & ((1u64 << 52) - 1)) as i64;
+    let (m, e) = if exp == 0 {
+        (frac, -1074) // subnormal
+    } else {
+        (frac | (1i64 << 52), exp - 1075)
+    };
+    let tz = m.trailing_zeros();
+    let m = m >> tz;
+    (if x < 0.0 { -m } else { m }, e + tz as i32)
+}
+
+pub type Z3 = [BigInt; 3];
+
+/// The points' coordinates as integers, all divided by one common power of two (exact).
+pub fn scaled_integers(points: &[Point]) -> Vec<Z3> {
+    let parts: Vec<[(i64, i32); 3]> = points
+        .iter()
+        .map(|p| [f64_parts(p.x), f64_parts(p.y), f64_parts(p.z)])
+        .collect();
+    let min_exp = parts
+        .iter()
+        .flatten()
+        .filter(|(m, _)| *m != 0)
+        .map(|&(_, e)| e)
+        .min()
+        .unwrap_or(0);
+    parts
+        .iter()
+        .map(|p| p.map(|(m, e)| BigInt::from(m) << ((e - min_exp) as usize)))
+        .collect()
+}
+
+fn zsub(a: &Z3, b: &Z3) -> Z3 {
+    [&a[0] - &b[0], &a[1] - &b[1], &a[2] - &b[2]]
+}
+fn zcross(a: &Z3, b: &Z3) -> Z3 {
+    [
+        &a[1] * &b[2] - &a[2] * &b[1],
+        &a[2] * &b[0] - &a[0] * &b[2],
+        &a[0] * &b[1] - &a[1] * &b[0],
+    ]
+}
+fn zdot(a: &Z3, b: &Z3) -> BigInt {
+    &a[0] * &b[0] + &a[1] * &b[1] + &a[2] * &b[2]
+}
+fn zzero(a: &Z3) -> bool {
+    a.iter().all(|x| x.sign() == num_bigint::Sign::NoSign)
+}
+
+/// Whether axis `l` strictly separates the projections of the two point sets.
+fn zseparates(l: &Z3, p: &[Z3], q: &[Z3]) -> bool {
+    if zzero(l) {
+        return false;
+    }
+    let range = |s: &[Z3]| {
+        let d: Vec<BigInt> = s.iter().map(|v| zdot(v, l)).collect();
+        let lo = d.iter().min().unwrap().clone();
+        let hi = d.iter().max().unwrap().clone();
+        (lo, hi)
+    };
+    let (pmin, pmax) = range(p);
+    let (qmin, qmax) = range(q);
+    pmax < qmin || qmax < pmin
+}
+
+fn split_scaled(p: &[Point; 3], q: &[Point; 3]) -> (Vec<Z3>, Vec<Z3>) {
+    let mut z = scaled_integers(&[p[0], p[1], p[2], q[0], q[1], q[2]]);
+    let qz = z.split_off(3);
+    (z, qz)
+}
+
+/// Whether the closed triangles (or the segments / points they degenerate to) `p` and `q`
+/// intersect, decided exactly for any finite coordinates (see the comment above).
+pub fn exact_intersect_f64(p: &[Point; 3], q: &[Point; 3]) -> bool {
+    let (p, q) = split_scaled(p, q);
+    let e = [
+        zsub(&p[0], &p[1]),
+        zsub(&p[0], &p[2]),
+        zsub(&p[1], &p[2]),
+        zsub(&q[0], &q[1]),
+        zsub(&q[0], &q[2]),
+        zsub(&q[1], &q[2]),
+    ];
+    let w = zsub(&q[0], &p[0]);
+    // Facet normals of D (3D), or the normal of D's plane (2D).
+    let mut normal = None;
+    for a in 0..6 {
+        for b in a + 1..6 {
+            let c = zcross(&e[a], &e[b]);
+            if zseparates(&c, &p, &q) {
+                return false;
+            }
+            if normal.is_none() && !zzero(&c) {
+                normal = Some(c);
+            }
+        }
+    }
+    // In-plane edge normals of D (2D).
+    if let Some(n) = &normal {
+        for x in &e {
+            if zseparates(&zcross(n, x), &p, &q) {
+                return false;
+            }
+        }
+    }
+    // D on a line: the line's direction, and the perpendicular toward the line.
+    for x in &e {
+        if zseparates(x, &p, &q) {
+            return false;
+        }
+    }
+    if let Some(l) = e.iter().find(|x| !zzero(x))
+        && zseparates(&zcross(&zcross(l, &w), l), &p, &q)
+    {
+        return false;
+    }
+    // D a point.
+    !zseparates(&w, &p, &q)
+}
+
+/// [`exact_intersect_f64`] with the integer oracle's full candidate set (slow: ~1,700 axes).
+pub fn exact_intersect_f64_all_axes(p: &[Point; 3], q: &[Point; 3]) -> bool {
+    let (p, q) = split_scaled(p, q);
+    let mut s: Vec<Z3> = Vec::new();
+    for i in 0..3 {
+        for j in 0..3 {
+            if i < j {
+                s.push(zsub(&p[i], &p[j]));
+                s.push(zsub(&q[i], &q[j]));
+            }
+            s.push(zsub(&q[j], &p[i]));
+        }
+    }
+    s.retain(|x| !zzero(x));
+    let mut crosses = Vec::new();
+    for i in 0..s.len() {
+        for j in i + 1..s.len() {
+            let c = zcross(&s[i], &s[j]);
+            if !zzero(&c) {
+                crosses.push(c);
+            }
+        }
+    }
+    let separated = s.iter().chain(&crosses).any(|l| zseparates(l, &p, &q))
+        || crosses
+            .iter()
+            .any(|c| s.iter().any(|u| zseparates(&zcross(c, u), &p, &q)));
+    !separated
+}
+
+/// The exact sign (−1, 0, 1) of `(a − d) · ((b − d) × (c − d))`.
+pub fn exact_orient3d_sign(a: &Point, b: &Point, c: &Point, d: &Point) -> i8 {
+    let z = scaled_integers(&[*a, *b, *c, *d]);
+    let det = zdot(
+        &zsub(&z[0], &z[3]),
+        &zcross(&zsub(&z[1], &z[3]), &zsub(&z[2], &z[3])),
+    );
+    match det.sign() {
+        num_bigint::Sign::Minus => -1,
+        num_bigint::Sign::NoSign => 0,
+        num_bigint::Sign::Plus => 1,
+    }
+}
+
+/// Whether the six corners of two triangles lie exactly in one plane (or on one line).
+pub fn exactly_coplanar(p: &[Point; 3], q: &[Point; 3]) -> bool {
+    let all = [p[0], p[1], p[2], q[0], q[1], q[2]];
+    let z = scaled_integers(&all);
+    let e: Vec<Z3> = z[1..].iter().map(|v| zsub(v, &z[0])).collect();
+    let n = (0..5)
+        .flat_map(|i| (i + 1..5).map(move |j| (i, j)))
+        .map(|(i, j)| zcross(&e[i], &e[j]))
+        .find(|c| !zzero(c));
+    match n {
+        None => true, // all on one line
+        Some(n) => e
+            .iter()
+            .all(|v| zdot(v, &n).sign() == num_bigint::Sign::NoSign),
+    }
+}
+
+/// Whether the triangle is degenerate (its three corners exactly collinear).
+pub fn exactly_degenerate(t: &[Point; 3]) -> bool {
+    let z = scaled_integers(t);
+    zzero(&zcross(&zsub(&z[1], &z[0]), &zsub(&z[2], &z[0])))
+}
