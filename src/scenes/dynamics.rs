@@ -1,19 +1,32 @@
 //! The "simple dynamics engine" of Gottschalk et al. 1996, §7.2, that produces the motion paths:
 //! "At each time step, the contact polygons were found by the collision detection algorithm, an
-//! impulse was applied to the object at each contact before advancing the clock."
+//! impulse was applied to the object at each contact before advancing the clock" — with a time
+//! of impact, so that no pose it reaches has one body passing through the other.
 //!
 //! One rigid body (the moving object, B) against a fixed environment (A, at the identity).
-//! World frame = A's frame. Each step:
+//! World frame = A's frame. [`Simulation::step`] does, per time step:
 //!
-//! 1. the pose is written as a POSES line and read back (so the recorded path, replayed from its
-//!    file, finds exactly the contacts found here);
-//! 2. an all-contacts OBBTree query finds the contacting triangle pairs;
-//! 3. gravity changes the velocity; then at each contact (at most [`DynamicsConfig::max_impulses`], evenly sampled) a sequential
-//!    impulse along the environment triangle's normal, oriented toward the body's centre of mass,
-//!    cancels the approach velocity with restitution, plus a small separation speed (the shells
-//!    have no depth to push out of), and a Coulomb friction impulse;
-//! 4. the clock advances (symplectic Euler): a conveyor, if any, damping, speed caps (so no step moves a point of
-//!    the body further than the thin shells can tolerate), then the pose.
+//! 1. gravity changes the velocity; at each contact of the current pose (at most
+//!    [`DynamicsConfig::max_impulses`], evenly sampled) a sequential impulse along the contact
+//!    normal (both triangles' normals, oriented toward the body's centre of mass) cancels the
+//!    approach velocity with restitution, plus a small separation speed, and a Coulomb friction
+//!    impulse; then a conveyor (if any), damping and speed caps;
+//! 2. **time of impact**: the end pose of the step's motion is queried (all contacts). If it
+//!    *interpenetrates* — an edge of one body crosses a triangle of the other with both ends
+//!    more than [`DynamicsConfig::penetration`] off that triangle's plane — the motion is bisected
+//!    (each bisection one more query) until the last admissible fraction and the first
+//!    interpenetrating one are less than [`DynamicsConfig::toi_tolerance`] apart (the largest
+//!    displacement of any point of the body between them). The body moves to the admissible
+//!    one, the impulses of 1 act at the contacts of the interpenetrating one, and the rest of
+//!    the step goes on from there (at most [`DynamicsConfig::max_substeps`] impacts per step;
+//!    then the step ends where it stands);
+//! 3. the pose reached is written as a POSES line and read back (so the recorded path, replayed
+//!    from its file, finds exactly the contacts found here); its contacts are the next step's.
+//!
+//! Every pose the simulation reaches is admissible: shallow touching contacts are allowed (they
+//! are what a body resting on a surface has), deep crossings never. Touching shells have no depth
+//! to push out of, which is why the old engine, which applied impulses only after a step had
+//! interpenetrated, let thin features (teeth, pipe walls) through.
 //!
 //! The body's centre of mass is its bounding-box centre and its inertia that of a solid box of
 //! unit mass and the bounding box's size (model frame).
@@ -69,6 +82,17 @@ pub struct DynamicsConfig {
     pub angular_damping: f64,
     /// Impulses are applied at most at this many contacts per step (evenly sampled).
     pub max_impulses: usize,
+    /// Depth of an interpenetration, metres: no pose the simulation reaches has an edge of one
+    /// body crossing a triangle of the other with both ends farther than this from the
+    /// triangle's plane ([`interpenetrates`]; the engine itself holds to half of it, so that an
+    /// independent check at this depth has room for its own rounding).
+    pub penetration: f64,
+    /// The time of impact is bisected until the admissible and the interpenetrating poses are
+    /// less than this apart (largest displacement of a point of the body, metres). Below
+    /// [`DynamicsConfig::penetration`].
+    pub toi_tolerance: f64,
+    /// Impacts handled within one step; after them the step ends where the body stands.
+    pub max_substeps: usize,
 }
 
 /// A recorded motion path: one pose of B in A's frame per step, as written to the path file.
@@ -80,6 +104,8 @@ pub struct RecordedPath {
     pub poses: Vec<Isometry>,
     /// Contacts (triangle pairs) found at each step.
     pub contacts: Vec<u32>,
+    /// Queries made by each step: the end pose's plus the time-of-impact bisections'.
+    pub queries: Vec<u32>,
 }
 
 impl RecordedPath {
@@ -92,6 +118,11 @@ impl RecordedPath {
     pub fn mean_contacts_second_half(&self) -> f64 {
         let half = &self.contacts[self.contacts.len() / 2..];
         half.iter().map(|&c| c as f64).sum::<f64>() / half.len().max(1) as f64
+    }
+
+    /// Total queries over the path (end poses and time-of-impact bisections).
+    pub fn total_queries(&self) -> u64 {
+        self.queries.iter().map(|&c| c as u64).sum()
     }
 }
 
@@ -141,9 +172,403 @@ pub fn step_bounds(config: &DynamicsConfig, com_distance: f64) -> (f64, f64) {
     (config.max_speed * config.dt + rot * com_distance, rot)
 }
 
+/// The body's motion state, world frame (= A's frame).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BodyState {
+    /// Centre of mass, m.
+    pub com: Point,
+    /// Orientation (model frame to world).
+    pub rotation: UnitQuaternion,
+    /// Linear velocity of the centre of mass, m/s.
+    pub velocity: Vector,
+    /// Angular velocity, rad/s.
+    pub angular_velocity: Vector,
+}
+
+/// What one [`Simulation::step`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepStats {
+    /// All-contacts queries: the end pose's (1) plus the time-of-impact bisections'.
+    pub queries: u32,
+    /// Impacts (interpenetrating end poses) cut back by a time of impact.
+    pub impacts: u32,
+    /// Box tests over all the step's queries.
+    pub bv_tests: u64,
+}
+
+/// One rigid body moving among a fixed environment under the engine described in the module
+/// documentation. The environment is at the identity; the object's pose places its model frame
+/// in the environment's (world) frame.
+pub struct Simulation<'a> {
+    environment: &'a ObbTree,
+    object: &'a ObbTree,
+    config: DynamicsConfig,
+    mass: MassProperties,
+    state: BodyState,
+    /// The pose reached (as read back from its POSES line) and its contacts.
+    pose: Isometry,
+    line: String,
+    report: CollisionReport,
+    /// Scratch reports of the time-of-impact search.
+    probe: CollisionReport,
+    hit: CollisionReport,
+}
+
+impl<'a> Simulation<'a> {
+    /// A body of `object`'s shape at `start` (its model frame in the world), with linear
+    /// velocity `v0` (m/s) and angular velocity `w0` (rad/s), world frame. The start pose is
+    /// queried (one query) and should be admissible ([`interpenetrates`] false); if it is not,
+    /// the body still never goes deeper than where it starts.
+    pub fn new(
+        environment: &'a ObbTree,
+        object: &'a ObbTree,
+        start: &Isometry,
+        v0: Vector,
+        w0: Vector,
+        config: &DynamicsConfig,
+    ) -> Self {
+        let mass = MassProperties::of_mesh(object.mesh());
+        let mut sim = Simulation {
+            environment,
+            object,
+            config: *config,
+            mass,
+            state: BodyState {
+                com: start * mass.com,
+                rotation: start.rotation,
+                velocity: v0,
+                angular_velocity: w0,
+            },
+            pose: *start,
+            line: String::new(),
+            report: CollisionReport::default(),
+            probe: CollisionReport::default(),
+            hit: CollisionReport::default(),
+        };
+        sim.commit(sim.state);
+        sim.query_current();
+        sim
+    }
+
+    /// The pose reached: the object's model frame in the world (exactly the recorded line's).
+    pub fn pose(&self) -> &Isometry {
+        &self.pose
+    }
+
+    /// The pose reached as a POSES line (`qw qx qy qz tx ty tz`, 8 decimals).
+    pub fn line(&self) -> &str {
+        &self.line
+    }
+
+    /// The contacts of the pose reached (all-contacts query).
+    pub fn report(&self) -> &CollisionReport {
+        &self.report
+    }
+
+    /// The motion state.
+    pub fn state(&self) -> &BodyState {
+        &self.state
+    }
+
+    /// The body's mass properties.
+    pub fn mass(&self) -> &MassProperties {
+        &self.mass
+    }
+
+    /// The integrator's parameters.
+    pub fn config(&self) -> &DynamicsConfig {
+        &self.config
+    }
+
+    /// Sets the velocities (e.g. a throw), keeping the pose.
+    pub fn set_velocity(&mut self, velocity: Vector, angular_velocity: Vector) {
+        self.state.velocity = velocity;
+        self.state.angular_velocity = angular_velocity;
+    }
+
+    /// Advances the clock by one time step (see the module documentation).
+    pub fn step(&mut self) -> StepStats {
+        let mut stats = StepStats::default();
+        let config = self.config;
+        let mut state = self.state;
+        state.velocity += self.gravity(&state.com) * config.dt;
+        impulses(
+            self.environment,
+            self.object,
+            &self.pose,
+            &self.report.contacts,
+            &self.mass,
+            &mut state,
+            &config,
+        );
+        let conveyor_speed = config.conveyor.norm();
+        if conveyor_speed > 0.0 {
+            let along = config.conveyor / conveyor_speed;
+            state.velocity += along * (conveyor_speed - state.velocity.dot(&along));
+        }
+        state.velocity *= (1.0 - config.linear_damping * config.dt).max(0.0);
+        state.angular_velocity *= (1.0 - config.angular_damping * config.dt).max(0.0);
+        cap(&mut state.velocity, config.max_speed);
+        cap(&mut state.angular_velocity, config.max_angular_speed);
+
+        // The motion, cut back at each impact.
+        let mut remaining = config.dt;
+        let mut current = self.state_at_pose(&state);
+        for _ in 0..=config.max_substeps {
+            let end = self.snapped(&advance(&current, remaining));
+            stats.queries += 1;
+            let end_pose = self.probe(&end);
+            if !self.probe_interpenetrates(&end_pose) {
+                current = end;
+                std::mem::swap(&mut self.report, &mut self.probe);
+                self.pose = end_pose;
+                stats.bv_tests += self.report.bv_tests;
+                break;
+            }
+            stats.bv_tests += self.probe.bv_tests;
+            if stats.impacts as usize == config.max_substeps {
+                // Out of impacts: the step ends at the pose reached (its report is current).
+                break;
+            }
+            stats.impacts += 1;
+            // Bisection: `lo` admissible (the current pose), `hi` interpenetrating.
+            std::mem::swap(&mut self.hit, &mut self.probe);
+            let mut hi_pose = end_pose;
+            let (mut lo, mut hi) = (0.0, remaining);
+            let mut lo_found: Option<BodyState> = None;
+            while self.displacement(&current, hi - lo) > config.toi_tolerance {
+                let mid = 0.5 * (lo + hi);
+                let probe = self.snapped(&advance(&current, mid));
+                stats.queries += 1;
+                let probe_pose = self.probe(&probe);
+                stats.bv_tests += self.probe.bv_tests;
+                if self.probe_interpenetrates(&probe_pose) {
+                    hi = mid;
+                    hi_pose = probe_pose;
+                    std::mem::swap(&mut self.hit, &mut self.probe);
+                } else {
+                    lo = mid;
+                    lo_found = Some(probe);
+                    std::mem::swap(&mut self.report, &mut self.probe);
+                    self.pose = probe_pose;
+                }
+            }
+            if let Some(at) = lo_found {
+                current = at;
+            }
+            // Impulses at the impact's contacts, then the rest of the step from `lo`.
+            let hit = std::mem::take(&mut self.hit.contacts);
+            impulses(
+                self.environment,
+                self.object,
+                &hi_pose,
+                &hit,
+                &self.mass,
+                &mut current,
+                &config,
+            );
+            self.hit.contacts = hit;
+            cap(&mut current.velocity, config.max_speed);
+            cap(&mut current.angular_velocity, config.max_angular_speed);
+            remaining -= lo;
+            if remaining <= 0.0 {
+                break;
+            }
+        }
+        self.state = current;
+        self.line = pose_line(&self.pose);
+        stats
+    }
+
+    /// The gravity acceleration at `com`, m/s².
+    fn gravity(&self, com: &Point) -> Vector {
+        match self.config.gravity {
+            Gravity::Uniform(g) => g,
+            Gravity::Central {
+                center,
+                acceleration,
+            } => {
+                let d = center - com;
+                let len = d.norm();
+                if len > 1e-9 {
+                    d * (acceleration / len)
+                } else {
+                    Vector::zeros()
+                }
+            }
+        }
+    }
+
+    /// `state` with the pose of the current (read-back) pose and `state`'s velocities.
+    fn state_at_pose(&self, state: &BodyState) -> BodyState {
+        BodyState {
+            com: self.pose * self.mass.com,
+            rotation: self.pose.rotation,
+            ..*state
+        }
+    }
+
+    /// `state` moved to the pose its POSES line reads back as.
+    fn snapped(&self, state: &BodyState) -> BodyState {
+        let (_, pose) = round_trip(&self.model_pose(state));
+        BodyState {
+            com: pose * self.mass.com,
+            rotation: pose.rotation,
+            ..*state
+        }
+    }
+
+    /// The model frame's pose for a state.
+    fn model_pose(&self, state: &BodyState) -> Isometry {
+        let t = state.com.coords - state.rotation * self.mass.com.coords;
+        Isometry::from_parts(t.into(), state.rotation)
+    }
+
+    /// The largest displacement of a point of the body over `dt` seconds of `state`'s motion.
+    fn displacement(&self, state: &BodyState, dt: f64) -> f64 {
+        (state.velocity.norm() + state.angular_velocity.norm() * self.mass.radius) * dt
+    }
+
+    /// Queries `state`'s pose into `self.probe` (all contacts); returns the pose.
+    fn probe(&mut self, state: &BodyState) -> Isometry {
+        let pose = self.model_pose(state);
+        collide_into(
+            self.environment,
+            &Isometry::identity(),
+            self.object,
+            &pose,
+            &QueryOptions::default(),
+            &mut self.probe,
+        );
+        pose
+    }
+
+    /// Whether the contacts in `self.probe` (at `pose`) include an interpenetration.
+    fn probe_interpenetrates(&self, pose: &Isometry) -> bool {
+        interpenetrates(
+            self.environment.mesh(),
+            self.object.mesh(),
+            pose,
+            &self.probe.contacts,
+            0.5 * self.config.penetration,
+        )
+    }
+
+    /// Sets the state to `state` snapped to its POSES line.
+    fn commit(&mut self, state: BodyState) {
+        let (line, pose) = round_trip(&self.model_pose(&state));
+        self.line = line;
+        self.pose = pose;
+        self.state = BodyState {
+            com: pose * self.mass.com,
+            rotation: pose.rotation,
+            ..state
+        };
+    }
+
+    /// Queries the current pose into `self.report`.
+    fn query_current(&mut self) {
+        collide_into(
+            self.environment,
+            &Isometry::identity(),
+            self.object,
+            &self.pose,
+            &QueryOptions::default(),
+            &mut self.report,
+        );
+    }
+}
+
+/// `state` advanced by `dt` seconds of free motion (symplectic Euler: the velocities are the
+/// step's).
+fn advance(state: &BodyState, dt: f64) -> BodyState {
+    BodyState {
+        com: state.com + state.velocity * dt,
+        rotation: UnitQuaternion::from_scaled_axis(state.angular_velocity * dt) * state.rotation,
+        ..*state
+    }
+}
+
+/// The sequential impulses at (a sample of) `contacts`, the object placed by `pose`.
+fn impulses(
+    environment: &ObbTree,
+    object: &ObbTree,
+    pose: &Isometry,
+    contacts: &[(u32, u32)],
+    mass: &MassProperties,
+    state: &mut BodyState,
+    config: &DynamicsConfig,
+) {
+    if contacts.is_empty() {
+        return;
+    }
+    let r_mat = state.rotation.to_rotation_matrix().into_inner();
+    let inv_i = r_mat * Matrix3::from_diagonal(&mass.inv_inertia) * r_mat.transpose();
+    let stride = contacts.len().div_ceil(config.max_impulses.max(1));
+    let x = state.com;
+    for &(ia, ib) in contacts.iter().step_by(stride) {
+        let Some((p, normal)) = contact_frame(environment, object, pose, ia, ib, &x) else {
+            continue;
+        };
+        apply_impulse(
+            &mut state.velocity,
+            &mut state.angular_velocity,
+            &inv_i,
+            &x,
+            &p,
+            &normal,
+            config,
+        );
+    }
+}
+
+/// Whether, with B placed in A's frame by `pose`, some edge of one of the contacting triangle
+/// pairs `contacts` crosses the other triangle with both ends farther than `depth` from its
+/// plane, on opposite sides (an edge passing through a triangle, not touching it). Only pairs
+/// of intersecting triangles can cross, so the contacts of an all-contacts query are all the
+/// candidates.
+pub fn interpenetrates(
+    environment: &TriMesh,
+    object: &TriMesh,
+    pose: &Isometry,
+    contacts: &[(u32, u32)],
+    depth: f64,
+) -> bool {
+    contacts.iter().any(|&(ia, ib)| {
+        let ta = environment.triangle(ia as usize);
+        let tb = object.triangle(ib as usize).map(|p| pose * p);
+        edges_cross(&ta, &tb, depth) || edges_cross(&tb, &ta, depth)
+    })
+}
+
+/// Whether an edge of `t` passes through `u` with both ends farther than `depth` from `u`'s
+/// plane.
+fn edges_cross(t: &[Point; 3], u: &[Point; 3], depth: f64) -> bool {
+    let n = (u[1] - u[0]).cross(&(u[2] - u[0]));
+    let len = n.norm();
+    if len <= 0.0 || !len.is_finite() {
+        return false;
+    }
+    let n = n / len;
+    let dist = |p: &Point| (p - u[0]).dot(&n);
+    (0..3).any(|k| {
+        let (p, q) = (t[k], t[(k + 1) % 3]);
+        let (dp, dq) = (dist(&p), dist(&q));
+        if dp.abs() <= depth || dq.abs() <= depth || (dp > 0.0) == (dq > 0.0) {
+            return false;
+        }
+        // Where the edge meets the plane, inside the triangle (edge functions of one sign)?
+        let x = p + (q - p) * (dp / (dp - dq));
+        let e = |a: &Point, b: &Point| (b - a).cross(&(x - a)).dot(&n);
+        let s = [e(&u[0], &u[1]), e(&u[1], &u[2]), e(&u[2], &u[0])];
+        s.iter().all(|&v| v >= 0.0) || s.iter().all(|&v| v <= 0.0)
+    })
+}
+
 /// Runs the simulation from `start` (B in A's frame) with initial linear velocity `v0` (m/s) and
-/// angular velocity `w0` (rad/s), world frame, recording `config.steps` poses. `progress` is
-/// called after every step with the number of steps done.
+/// angular velocity `w0` (rad/s), world frame, recording `config.steps` poses: the start pose
+/// and the pose after each step but the last. `progress` is called after every step with the
+/// number of steps done.
 pub fn simulate(
     environment: &ObbTree,
     object: &ObbTree,
@@ -153,72 +578,17 @@ pub fn simulate(
     config: &DynamicsConfig,
     progress: &mut dyn FnMut(usize),
 ) -> RecordedPath {
-    let mass = MassProperties::of_mesh(object.mesh());
-    let mut rot = start.rotation;
-    let mut x = start * mass.com;
-    let mut v = v0;
-    let mut w = w0;
-    let mut report = CollisionReport::default();
-    let options = QueryOptions::default();
+    let mut sim = Simulation::new(environment, object, start, v0, w0, config);
     let mut path = RecordedPath::default();
-    let here = Path::new("simulated path");
+    let mut queries = 1;
     for step in 0..config.steps {
-        let t = x.coords - rot * mass.com.coords;
-        let (line, pose) = round_trip(&Isometry::from_parts(t.into(), rot), here);
-        collide_into(
-            environment,
-            &Isometry::identity(),
-            object,
-            &pose,
-            &options,
-            &mut report,
-        );
-        path.lines.push(line);
-        path.poses.push(pose);
-        path.contacts.push(report.contacts.len() as u32);
-
-        // Forces first, so that the contact impulses see (and cancel) this step's approach.
-        let g = match config.gravity {
-            Gravity::Uniform(g) => g,
-            Gravity::Central {
-                center,
-                acceleration,
-            } => {
-                let d = center - x;
-                let len = d.norm();
-                if len > 1e-9 {
-                    d * (acceleration / len)
-                } else {
-                    Vector::zeros()
-                }
-            }
-        };
-        v += g * config.dt;
-        if !report.contacts.is_empty() {
-            let r_mat = rot.to_rotation_matrix().into_inner();
-            let inv_i = r_mat * Matrix3::from_diagonal(&mass.inv_inertia) * r_mat.transpose();
-            let n = report.contacts.len();
-            let stride = n.div_ceil(config.max_impulses.max(1));
-            for &(ia, ib) in report.contacts.iter().step_by(stride) {
-                let Some((p, normal)) = contact_frame(environment, object, &pose, ia, ib, &x)
-                else {
-                    continue;
-                };
-                apply_impulse(&mut v, &mut w, &inv_i, &x, &p, &normal, config);
-            }
+        path.lines.push(sim.line().to_string());
+        path.poses.push(*sim.pose());
+        path.contacts.push(sim.report().contacts.len() as u32);
+        path.queries.push(queries);
+        if step + 1 < config.steps {
+            queries = sim.step().queries;
         }
-
-        let conveyor_speed = config.conveyor.norm();
-        if conveyor_speed > 0.0 {
-            let along = config.conveyor / conveyor_speed;
-            v += along * (conveyor_speed - v.dot(&along));
-        }
-        v *= (1.0 - config.linear_damping * config.dt).max(0.0);
-        w *= (1.0 - config.angular_damping * config.dt).max(0.0);
-        cap(&mut v, config.max_speed);
-        cap(&mut w, config.max_angular_speed);
-        x += v * config.dt;
-        rot = UnitQuaternion::from_scaled_axis(w * config.dt) * rot;
         progress(step + 1);
     }
     path
@@ -231,15 +601,20 @@ fn cap(v: &mut Vector, max: f64) {
     }
 }
 
-/// Writes a pose as a POSES line (8 decimals) and reads it back with the pose parser.
-fn round_trip(pose: &Isometry, origin: &Path) -> (String, Isometry) {
+/// A pose as a POSES line (8 decimals).
+fn pose_line(pose: &Isometry) -> String {
     let q = pose.rotation.quaternion();
     let t = pose.translation.vector;
-    let line = format!(
+    format!(
         "{:.8} {:.8} {:.8} {:.8} {:.8} {:.8} {:.8}",
         q.w, q.i, q.j, q.k, t.x, t.y, t.z
-    );
-    let parsed = parse_poses(&line, origin)
+    )
+}
+
+/// Writes a pose as a POSES line and reads it back with the pose parser.
+fn round_trip(pose: &Isometry) -> (String, Isometry) {
+    let line = pose_line(pose);
+    let parsed = parse_poses(&line, Path::new("simulated path"))
         .ok()
         .and_then(|p| p.first().map(|p| p.pose_ab))
         .unwrap_or(*pose);
@@ -331,6 +706,9 @@ mod tests {
             linear_damping: 0.0,
             angular_damping: 0.0,
             max_impulses: 8,
+            penetration: 5e-4,
+            toi_tolerance: 1e-4,
+            max_substeps: 4,
         };
         // Head-on contact under the centre: the body bounces with half its speed, no spin.
         let mut v = Vector::new(0.0, -2.0, 0.0);

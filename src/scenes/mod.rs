@@ -141,6 +141,9 @@ impl SceneSpec {
             linear_damping: 0.05,
             angular_damping: 0.3,
             max_impulses: 64,
+            penetration: 5e-4,
+            toi_tolerance: 1e-4,
+            max_substeps: 4,
         };
         match id {
             SceneId::Pipes => Self {
