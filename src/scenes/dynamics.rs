@@ -72,6 +72,8 @@ pub struct DynamicsConfig {
     pub friction: f64,
     /// Separation speed given at every contact, m/s.
     pub bias_speed: f64,
+    /// Approach speeds below this (m/s) are resting contact: no restitution.
+    pub resting_speed: f64,
     /// Cap on the centre of mass's speed, m/s.
     pub max_speed: f64,
     /// Cap on the angular speed, rad/s.
@@ -188,7 +190,8 @@ pub struct BodyState {
 /// What one [`Simulation::step`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StepStats {
-    /// All-contacts queries: the end pose's (1) plus the time-of-impact bisections'.
+    /// All-contacts queries: the end pose's (1) plus the time-of-impact bisections'; 0 for a
+    /// body at rest.
     pub queries: u32,
     /// Impacts (interpenetrating end poses) cut back by a time of impact.
     pub impacts: u32,
@@ -212,6 +215,8 @@ pub struct Simulation<'a> {
     /// Scratch reports of the time-of-impact search.
     probe: CollisionReport,
     hit: CollisionReport,
+    /// At rest: held by its contacts, it stays until its velocity is set again.
+    asleep: bool,
 }
 
 impl<'a> Simulation<'a> {
@@ -244,6 +249,7 @@ impl<'a> Simulation<'a> {
             report: CollisionReport::default(),
             probe: CollisionReport::default(),
             hit: CollisionReport::default(),
+            asleep: false,
         };
         sim.commit(sim.state);
         sim.query_current();
@@ -280,15 +286,28 @@ impl<'a> Simulation<'a> {
         &self.config
     }
 
-    /// Sets the velocities (e.g. a throw), keeping the pose.
+    /// Sets the velocities (e.g. a throw), keeping the pose; wakes a body at rest.
     pub fn set_velocity(&mut self, velocity: Vector, angular_velocity: Vector) {
         self.state.velocity = velocity;
         self.state.angular_velocity = angular_velocity;
+        self.asleep = false;
     }
 
-    /// Advances the clock by one time step (see the module documentation).
+    /// Whether the body is at rest (see [`Simulation::step`]).
+    pub fn asleep(&self) -> bool {
+        self.asleep
+    }
+
+    /// Advances the clock by one time step (see the module documentation). A body whose
+    /// contacts hold it — it would move less than twice [`DynamicsConfig::toi_tolerance`] in the
+    /// step, or every impact of the step came at once and the impulses could not free it — comes
+    /// to rest: it keeps its pose and contacts, its velocities become zero, and its steps make no
+    /// query until [`Simulation::set_velocity`] wakes it.
     pub fn step(&mut self) -> StepStats {
         let mut stats = StepStats::default();
+        if self.asleep {
+            return stats;
+        }
         let config = self.config;
         let mut state = self.state;
         state.velocity += self.gravity(&state.com) * config.dt;
@@ -311,9 +330,20 @@ impl<'a> Simulation<'a> {
         cap(&mut state.velocity, config.max_speed);
         cap(&mut state.angular_velocity, config.max_angular_speed);
 
+        // A body held by its contacts that would move less than the bisection's tolerance
+        // twice over is at rest: it stays where it is (and its contacts with it).
+        if !self.report.contacts.is_empty()
+            && self.displacement(&state, config.dt) < 2.0 * config.toi_tolerance
+        {
+            self.state.velocity = Vector::zeros();
+            self.state.angular_velocity = Vector::zeros();
+            self.asleep = true;
+            return stats;
+        }
         // The motion, cut back at each impact.
         let mut remaining = config.dt;
         let mut current = self.state_at_pose(&state);
+        let mut stuck = 0;
         for _ in 0..=config.max_substeps {
             let end = self.snapped(&advance(&current, remaining));
             stats.queries += 1;
@@ -353,8 +383,9 @@ impl<'a> Simulation<'a> {
                     self.pose = probe_pose;
                 }
             }
-            if let Some(at) = lo_found {
-                current = at;
+            match lo_found {
+                Some(at) => current = at,
+                None => stuck += 1,
             }
             // Impulses at the impact's contacts, then the rest of the step from `lo`.
             let hit = std::mem::take(&mut self.hit.contacts);
@@ -374,6 +405,13 @@ impl<'a> Simulation<'a> {
             if remaining <= 0.0 {
                 break;
             }
+        }
+        if stuck == config.max_substeps {
+            // Every impact of the step came at once and the impulses could not free the body:
+            // it is jammed among its contacts. It stops there rather than pushing on.
+            current.velocity = Vector::zeros();
+            current.angular_velocity = Vector::zeros();
+            self.asleep = !self.report.contacts.is_empty();
         }
         self.state = current;
         self.line = pose_line(&self.pose);
@@ -506,21 +544,36 @@ fn impulses(
     let inv_i = r_mat * Matrix3::from_diagonal(&mass.inv_inertia) * r_mat.transpose();
     let stride = contacts.len().div_ceil(config.max_impulses.max(1));
     let x = state.com;
-    for &(ia, ib) in contacts.iter().step_by(stride) {
-        let Some((p, normal)) = contact_frame(environment, object, pose, ia, ib, &x) else {
-            continue;
-        };
-        apply_impulse(
-            &mut state.velocity,
-            &mut state.angular_velocity,
-            &inv_i,
-            &x,
-            &p,
-            &normal,
-            config,
-        );
+    // Contact points and normals from the velocity before the impulses: re-orienting a normal
+    // against the velocity the previous impulses left would let two contacts push each other.
+    let frames: Vec<(Point, Vector)> = contacts
+        .iter()
+        .step_by(stride)
+        .filter_map(|&(ia, ib)| {
+            let ta = environment.mesh().triangle(ia as usize);
+            let tb = object.mesh().triangle(ib as usize).map(|p| pose * p);
+            contact_frame(&ta, &tb, &x, state)
+        })
+        .collect();
+    // Sequential impulses, a few passes: one pass leaves a body wedged among several contacts
+    // with part of its approach.
+    for _ in 0..IMPULSE_PASSES {
+        for (p, normal) in &frames {
+            apply_impulse(
+                &mut state.velocity,
+                &mut state.angular_velocity,
+                &inv_i,
+                &x,
+                p,
+                normal,
+                config,
+            );
+        }
     }
 }
+
+/// Passes of sequential impulses over a step's contacts.
+const IMPULSE_PASSES: usize = 8;
 
 /// Whether, with B placed in A's frame by `pose`, some edge of one of the contacting triangle
 /// pairs `contacts` crosses the other triangle with both ends farther than `depth` from its
@@ -621,34 +674,106 @@ fn round_trip(pose: &Isometry) -> (String, Isometry) {
     (line, parsed)
 }
 
-/// The contact point (centroid of B's triangle, world frame) and the contact normal: the sum of
-/// both triangles' unit normals, each oriented toward the centre of mass `x` (a degenerate
-/// triangle contributes nothing; §7.1). Averaging the two faces' normals keeps a spike
-/// (whose faces are nearly parallel to the push it should give) from sliding through a shell.
+/// The contact point and normal (pointing into the body, world frame) of the contacting
+/// triangles `ta` (environment) and `tb` (body).
+///
+/// Where an edge of one passes through the other, the normal is the direction that undoes the
+/// crossing with the least motion: the crossed triangle's normal (depth: the nearer end's distance
+/// to its plane) or, for two edges locked into each other, the common normal of the crossing edge
+/// and an edge of the crossed triangle (depth: the distance between their lines); the point is
+/// where the edge meets the triangle. Otherwise (touching without crossing) the normal is the sum
+/// of both triangles' unit normals and the point the centroid of `tb`. The normal is oriented
+/// against the body's velocity at the point (the side the body came from), or toward the centre
+/// of mass `x` where the body does not move across it. A degenerate triangle contributes nothing
+/// (§7.1).
 fn contact_frame(
-    environment: &ObbTree,
-    object: &ObbTree,
-    pose: &Isometry,
-    ia: u32,
-    ib: u32,
+    ta: &[Point; 3],
+    tb: &[Point; 3],
     x: &Point,
+    state: &BodyState,
 ) -> Option<(Point, Vector)> {
-    let ta = environment.mesh().triangle(ia as usize);
-    let tb = object.mesh().triangle(ib as usize).map(|p| pose * p);
-    let p = Point::from((tb[0].coords + tb[1].coords + tb[2].coords) / 3.0);
-    let toward = x - p;
-    let oriented = |t: &[Point; 3]| {
-        let n = (t[1] - t[0]).cross(&(t[2] - t[0]));
-        let len = n.norm();
-        if len <= 1e-12 || !len.is_finite() {
-            return Vector::zeros();
+    let (p, n) = match shallowest_crossing(tb, ta)
+        .into_iter()
+        .chain(shallowest_crossing(ta, tb))
+        .min_by(|a, b| a.2.total_cmp(&b.2))
+    {
+        Some((p, n, _)) => (p, n),
+        None => {
+            let p = Point::from((tb[0].coords + tb[1].coords + tb[2].coords) / 3.0);
+            (
+                p,
+                unit_normal(ta).unwrap_or_default()
+                    + orient_like(unit_normal(tb), &unit_normal(ta)),
+            )
         }
-        let n = n / len;
-        if n.dot(&toward) < 0.0 { -n } else { n }
     };
-    let n = oriented(&ta) + oriented(&tb);
     let len = n.norm();
-    (len > 1e-9).then(|| (p, n / len))
+    if len <= 1e-9 {
+        return None;
+    }
+    let n = n / len;
+    let vp = state.velocity + state.angular_velocity.cross(&(p - x));
+    let along = n.dot(&vp);
+    let flip = if along.abs() > 1e-9 {
+        along > 0.0
+    } else {
+        n.dot(&(x - p)) < 0.0
+    };
+    Some((p, if flip { -n } else { n }))
+}
+
+/// The unit normal of a triangle, `None` if it is degenerate.
+fn unit_normal(t: &[Point; 3]) -> Option<Vector> {
+    let n = (t[1] - t[0]).cross(&(t[2] - t[0]));
+    let len = n.norm();
+    (len > 1e-12 && len.is_finite()).then(|| n / len)
+}
+
+/// `n` flipped, if needed, to point to the same side as `like` (so the sum of two face normals
+/// does not cancel).
+fn orient_like(n: Option<Vector>, like: &Option<Vector>) -> Vector {
+    match (n, like) {
+        (Some(n), Some(l)) if n.dot(l) < 0.0 => -n,
+        (Some(n), _) => n,
+        (None, _) => Vector::zeros(),
+    }
+}
+
+/// Among the edges of `t` that pass through triangle `u`: the crossing point, the separating
+/// direction needing the least motion and that motion (see [`contact_frame`]).
+fn shallowest_crossing(t: &[Point; 3], u: &[Point; 3]) -> Option<(Point, Vector, f64)> {
+    let n = unit_normal(u)?;
+    let dist = |p: &Point| (p - u[0]).dot(&n);
+    let mut best: Option<(Point, Vector, f64)> = None;
+    for k in 0..3 {
+        let (p, q) = (t[k], t[(k + 1) % 3]);
+        let (dp, dq) = (dist(&p), dist(&q));
+        if (dp > 0.0) == (dq > 0.0) || dp == dq {
+            continue;
+        }
+        let x = p + (q - p) * (dp / (dp - dq));
+        let e = |a: &Point, b: &Point| (b - a).cross(&(x - a)).dot(&n);
+        let s = [e(&u[0], &u[1]), e(&u[1], &u[2]), e(&u[2], &u[0])];
+        if !(s.iter().all(|&v| v >= 0.0) || s.iter().all(|&v| v <= 0.0)) {
+            continue;
+        }
+        let mut consider = |dir: Vector, depth: f64| {
+            if best.as_ref().is_none_or(|b| depth < b.2) {
+                best = Some((x, dir, depth));
+            }
+        };
+        consider(n, dp.abs().min(dq.abs()));
+        for j in 0..3 {
+            let (a, b) = (u[j], u[(j + 1) % 3]);
+            let m = (q - p).cross(&(b - a));
+            let len = m.norm();
+            if len > 1e-12 {
+                let m = m / len;
+                consider(m, (p - a).dot(&m).abs());
+            }
+        }
+    }
+    best
 }
 
 /// One sequential impulse at contact point `p` with unit normal `n` (pointing into the body).
@@ -664,7 +789,14 @@ fn apply_impulse(
     let r = p - x;
     let vp = *v + w.cross(&r);
     let vn = vp.dot(n);
-    let target = (-config.restitution * vn).max(config.bias_speed);
+    // Below the resting speed an approach is a body settling, not an impact: no bounce, so a
+    // resting body keeps its touching contacts instead of hopping.
+    let restitution = if -vn > config.resting_speed {
+        config.restitution
+    } else {
+        0.0
+    };
+    let target = (-restitution * vn).max(config.bias_speed);
     if vn >= target {
         return;
     }
@@ -701,6 +833,7 @@ mod tests {
             restitution: 0.5,
             friction: 0.0,
             bias_speed: 0.0,
+            resting_speed: 0.0,
             max_speed: 10.0,
             max_angular_speed: 10.0,
             linear_damping: 0.0,

@@ -24,7 +24,7 @@ const POINTS: i32 = 11;
 /// Bend radius of elbows, metres.
 const BEND: f64 = 0.8;
 /// Rings per elbow minus one.
-const ELBOW_SEGMENTS: usize = 6;
+const ELBOW_SEGMENTS: usize = 10;
 
 const AXES: [[i32; 3]; 6] = [
     [1, 0, 0],
@@ -202,11 +202,11 @@ fn build_route(route: &Route, rng: &mut Xoshiro256PlusPlus) -> MeshBuilder {
     let mut m = MeshBuilder::new();
     let r = route.radius;
     let sides = if r > 0.25 {
-        14
+        28
     } else if r > 0.17 {
-        12
+        24
     } else {
-        10
+        20
     };
     let pts: Vec<Point> = route
         .corners

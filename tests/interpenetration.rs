@@ -1,0 +1,256 @@
+//! No recorded pose of any scene path has one body passing through the other (issue: motion
+//! that shows what the paper shows).
+//!
+//! The oracle, independent of the dynamics engine's own check: at every step of every committed
+//! path, no edge of either body passes through a triangle of the other with both ends more than
+//! the scene's tolerance ([`DynamicsConfig::penetration`]) off that triangle's plane, in both
+//! directions (the environment's edges through the body, the body's edges through the
+//! environment). Whether an edge passes through a triangle is decided with the library's exact
+//! orientation predicates (the ends strictly on opposite sides of the plane, the line through
+//! the closed triangle); the distances to the plane in double precision. The candidates are the
+//! triangle pairs the OBB trees report intersecting: an edge can only pass through a triangle
+//! that the edge's own triangle intersects.
+
+use obbtree::bvh::{BuildOptions, ObbTree};
+use obbtree::math::{Isometry, Point};
+use obbtree::query::{CollisionReport, QueryOptions, collide_into, orient3d};
+use obbtree::scenes::{self, SceneId, SceneSpec, dynamics::DynamicsConfig};
+use std::path::Path;
+
+fn sign(x: f64) -> i8 {
+    (x > 0.0) as i8 - (x < 0.0) as i8
+}
+
+/// Whether segment `p q` passes through the closed triangle `t` with both ends farther than
+/// `tol` from its plane.
+fn passes_through(p: &Point, q: &Point, t: &[Point; 3], tol: f64) -> bool {
+    let (sp, sq) = (
+        sign(orient3d(p, &t[0], &t[1], &t[2])),
+        sign(orient3d(q, &t[0], &t[1], &t[2])),
+    );
+    if sp * sq >= 0 {
+        return false;
+    }
+    let s = [
+        sign(orient3d(p, q, &t[0], &t[1])),
+        sign(orient3d(p, q, &t[1], &t[2])),
+        sign(orient3d(p, q, &t[2], &t[0])),
+    ];
+    if s.contains(&1) && s.contains(&-1) {
+        return false;
+    }
+    let n = (t[1] - t[0]).cross(&(t[2] - t[0])).normalize();
+    (p - t[0]).dot(&n).abs() > tol && (q - t[0]).dot(&n).abs() > tol
+}
+
+fn edges_through(a: &[Point; 3], b: &[Point; 3], tol: f64) -> bool {
+    (0..3).any(|k| passes_through(&a[k], &a[(k + 1) % 3], b, tol))
+}
+
+/// (steps checked, contact pairs checked, crossings found).
+fn check(id: SceneId) -> (usize, u64, Vec<String>) {
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let scene = scenes::load_scene(&assets, id).unwrap();
+    let config: DynamicsConfig = SceneSpec::of(id).dynamics;
+    let env = ObbTree::build(scene.environment.clone(), &BuildOptions::default());
+    let obj = ObbTree::build(scene.object.clone(), &BuildOptions::default());
+    let mut report = CollisionReport::default();
+    let (mut pairs, mut found) = (0u64, Vec::new());
+    for (step, pose) in scene.path.iter().enumerate() {
+        collide_into(
+            &env,
+            &Isometry::identity(),
+            &obj,
+            &pose.pose_ab,
+            &QueryOptions::default(),
+            &mut report,
+        );
+        for &(ia, ib) in &report.contacts {
+            pairs += 1;
+            let ta = env.mesh().triangle(ia as usize);
+            let tb = obj.mesh().triangle(ib as usize).map(|p| pose.pose_ab * p);
+            if edges_through(&tb, &ta, config.penetration) {
+                found.push(format!(
+                    "step {step}: body triangle {ib}'s edge through environment triangle {ia}"
+                ));
+            }
+            if edges_through(&ta, &tb, config.penetration) {
+                found.push(format!(
+                    "step {step}: environment triangle {ia}'s edge through body triangle {ib}"
+                ));
+            }
+        }
+    }
+    (scene.path.len(), pairs, found)
+}
+
+#[test]
+fn the_oracle_sees_a_tooth_through_the_torus() {
+    // The oracle itself: a triangle pierced by a long edge is found, a touching one is not.
+    let t = [
+        Point::new(0.0, 0.0, 0.0),
+        Point::new(1.0, 0.0, 0.0),
+        Point::new(0.0, 1.0, 0.0),
+    ];
+    let tol = 5e-4;
+    assert!(passes_through(
+        &Point::new(0.2, 0.2, -0.1),
+        &Point::new(0.25, 0.2, 0.3),
+        &t,
+        tol
+    ));
+    assert!(!passes_through(
+        &Point::new(0.2, 0.2, -1e-4),
+        &Point::new(0.25, 0.2, 0.3),
+        &t,
+        tol
+    ));
+    assert!(!passes_through(
+        &Point::new(0.9, 0.9, -0.1),
+        &Point::new(0.9, 0.9, 0.3),
+        &t,
+        tol
+    ));
+    assert!(!passes_through(
+        &Point::new(0.2, 0.2, 0.1),
+        &Point::new(0.25, 0.2, 0.3),
+        &t,
+        tol
+    ));
+}
+
+#[test]
+fn no_pipes_pose_interpenetrates() {
+    let (steps, pairs, found) = check(SceneId::Pipes);
+    assert!(
+        found.is_empty(),
+        "{} crossings: {:?}",
+        found.len(),
+        &found[..found.len().min(5)]
+    );
+    assert_eq!(steps, 4008);
+    assert!(pairs > 0, "the path must touch to test anything");
+}
+
+#[test]
+fn no_torus_pose_interpenetrates() {
+    let (steps, pairs, found) = check(SceneId::Torus);
+    assert!(
+        found.is_empty(),
+        "{} crossings: {:?}",
+        found.len(),
+        &found[..found.len().min(5)]
+    );
+    assert_eq!(steps, 1298);
+    assert!(pairs > 0, "the path must touch to test anything");
+}
+
+#[test]
+fn no_torpedo_pose_interpenetrates() {
+    let (steps, pairs, found) = check(SceneId::Torpedo);
+    assert!(
+        found.is_empty(),
+        "{} crossings: {:?}",
+        found.len(),
+        &found[..found.len().min(5)]
+    );
+    assert_eq!(steps, 1500);
+    assert!(pairs > 0, "the path must touch to test anything");
+}
+
+/// A closed box of half size `h` centred at `c`: 12 triangles.
+fn cube(c: [f64; 3], h: f64) -> (Vec<Point>, Vec<[u32; 3]>) {
+    let v: Vec<Point> = (0..8)
+        .map(|k| {
+            let s = |bit: u32| if k & bit == 0 { -h } else { h };
+            Point::new(c[0] + s(1), c[1] + s(2), c[2] + s(4))
+        })
+        .collect();
+    let f = [
+        [0, 1, 3],
+        [0, 3, 2],
+        [4, 6, 7],
+        [4, 7, 5],
+        [0, 4, 5],
+        [0, 5, 1],
+        [2, 3, 7],
+        [2, 7, 6],
+        [0, 2, 6],
+        [0, 6, 4],
+        [1, 5, 7],
+        [1, 7, 3],
+    ];
+    (v, f.to_vec())
+}
+
+#[test]
+fn a_dropped_box_lands_on_a_spiked_floor_and_rests_without_passing_through() {
+    use obbtree::math::Vector;
+    use obbtree::mesh::TriMesh;
+    use obbtree::scenes::dynamics::{Gravity, Simulation};
+    // A floor at y = 0 with a thin spike (a tall, narrow tetrahedron) the box falls across.
+    let mut v = vec![
+        Point::new(-3.0, 0.0, -3.0),
+        Point::new(3.0, 0.0, -3.0),
+        Point::new(3.0, 0.0, 3.0),
+        Point::new(-3.0, 0.0, 3.0),
+        Point::new(0.3, 0.0, 0.0),
+        Point::new(0.35, 0.0, 0.05),
+        Point::new(0.35, 0.0, -0.05),
+        Point::new(0.33, 0.6, 0.0),
+    ];
+    let f = vec![[0, 2, 1], [0, 3, 2], [4, 5, 7], [5, 6, 7], [6, 4, 7]];
+    let floor = TriMesh::new(std::mem::take(&mut v), f, "spiked floor").unwrap();
+    let (bv, bf) = cube([0.0, 0.0, 0.0], 0.25);
+    let body = TriMesh::new(bv, bf, "box").unwrap();
+    let env = ObbTree::build(floor, &BuildOptions::default());
+    let obj = ObbTree::build(body, &BuildOptions::default());
+    let config = DynamicsConfig {
+        steps: 600,
+        gravity: Gravity::Uniform(Vector::new(0.0, -9.81, 0.0)),
+        ..SceneSpec::of(SceneId::Torus).dynamics
+    };
+    let start = Isometry::new(Vector::new(0.2, 1.4, 0.1), Vector::new(0.3, 0.2, 0.5));
+    let mut sim = Simulation::new(
+        &env,
+        &obj,
+        &start,
+        Vector::zeros(),
+        Vector::zeros(),
+        &config,
+    );
+    let (mut touched, mut most) = (0, 0);
+    for step in 0..config.steps {
+        let pose = *sim.pose();
+        for &(ia, ib) in &sim.report().contacts {
+            let ta = env.mesh().triangle(ia as usize);
+            let tb = obj.mesh().triangle(ib as usize).map(|p| pose * p);
+            assert!(
+                !edges_through(&ta, &tb, config.penetration)
+                    && !edges_through(&tb, &ta, config.penetration),
+                "step {step}: pair ({ia}, {ib}) passes through"
+            );
+        }
+        touched += !sim.report().contacts.is_empty() as usize;
+        most = most.max(sim.report().contacts.len());
+        sim.step();
+    }
+    assert!(sim.asleep(), "the box must come to rest");
+    assert!(
+        touched > 0 && !sim.report().contacts.is_empty(),
+        "it rests touching"
+    );
+    assert!(
+        most <= 24,
+        "at most a few contacts per step, not growing ones ({most})"
+    );
+    // It rests above the floor, not through it: every vertex at y ≥ −tolerance.
+    let pose = *sim.pose();
+    let lowest = obj
+        .mesh()
+        .vertices()
+        .iter()
+        .map(|p| (pose * p).y)
+        .fold(f64::INFINITY, f64::min);
+    assert!(lowest >= -config.penetration, "lowest vertex at {lowest}");
+}
