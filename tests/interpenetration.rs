@@ -233,7 +233,7 @@ fn a_dropped_box_lands_on_a_spiked_floor_and_rests_without_passing_through() {
         }
         touched += !sim.report().contacts.is_empty() as usize;
         most = most.max(sim.report().contacts.len());
-        sim.step();
+        sim.step(&env, &obj);
     }
     assert!(sim.asleep(), "the box must come to rest");
     assert!(

@@ -116,6 +116,27 @@ fn run<B: BoundingVolume, const TRACE: bool, const CUT: bool>(
     t.root();
 }
 
+/// [`collide_relative`] that hands every contact to `stop` as it is found and ends the query as
+/// soon as `stop` returns `true` (the contacts found so far, that one included, are in the
+/// report; the counts are those of the work done). With `stop` always `false` it is exactly
+/// [`collide_relative`]. For queries that look for a contact of a kind, such as the
+/// interpenetration check of a time-of-impact search.
+pub fn collide_until<B: BoundingVolume>(
+    a: &Bvh<B>,
+    b: &Bvh<B>,
+    rot_ab: &Matrix3,
+    pos_ab: &Vector,
+    options: &QueryOptions,
+    report: &mut CollisionReport,
+    stop: &mut dyn FnMut(u32, u32) -> bool,
+) {
+    report.clear();
+    let mut out = Vec::new();
+    let mut t = Traversal::<B, false, false>::new(a, b, rot_ab, pos_ab, options, report, &mut out);
+    t.stop = Some(stop);
+    t.root();
+}
+
 /// The per-query constants of the volume tests of `a` against `b` placed in A's frame by
 /// `x_a = rot_ab · x_b + pos_ab` (model frames): the pose between the volume frames,
 /// `pos = rot_ab · origin_b + pos_ab − origin_a`, and the margin that covers the rounding of
@@ -170,6 +191,8 @@ pub(super) struct Traversal<'a, B: BoundingVolume, const TRACE: bool, const CUT:
     first: bool,
     /// The models' bounding spheres are disjoint and too far apart for single precision.
     far: bool,
+    /// Called with every contact found; `true` ends the query ([`collide_until`]).
+    stop: Option<&'a mut dyn FnMut(u32, u32) -> bool>,
     report: &'a mut CollisionReport,
     /// TRACE: the overlapping pairs. CUT: the separation list being built.
     out: &'a mut Vec<(u32, u32)>,
@@ -207,6 +230,7 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
             pos_ab: *pos_ab,
             first: options.mode == ContactMode::FirstContact,
             far,
+            stop: None,
             report,
             out,
         }
@@ -346,6 +370,9 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
             .map(|x| transform_point(&self.rot_ab, &self.pos_ab, &x));
         if triangles_intersect(&p, &q) {
             self.report.contacts.push((ta as u32, tb as u32));
+            if let Some(stop) = self.stop.as_mut() {
+                return self.first || stop(ta as u32, tb as u32);
+            }
             return self.first;
         }
         false

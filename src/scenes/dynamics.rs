@@ -35,7 +35,7 @@ use crate::bvh::ObbTree;
 use crate::math::{Isometry, Matrix3, Point, UnitQuaternion, Vector};
 use crate::mesh::TriMesh;
 use crate::pose::parse_poses;
-use crate::query::{CollisionReport, QueryOptions, collide_into};
+use crate::query::{CollisionReport, QueryOptions, collide_into, collide_until};
 use std::path::Path;
 
 /// Where gravity pulls.
@@ -201,10 +201,9 @@ pub struct StepStats {
 
 /// One rigid body moving among a fixed environment under the engine described in the module
 /// documentation. The environment is at the identity; the object's pose places its model frame
-/// in the environment's (world) frame.
-pub struct Simulation<'a> {
-    environment: &'a ObbTree,
-    object: &'a ObbTree,
+/// in the environment's (world) frame. The simulation keeps the body's state; the two OBB trees
+/// are handed to each call, always the same two (the environment's and the object's).
+pub struct Simulation {
     config: DynamicsConfig,
     mass: MassProperties,
     state: BodyState,
@@ -217,16 +216,18 @@ pub struct Simulation<'a> {
     hit: CollisionReport,
     /// At rest: held by its contacts, it stays until its velocity is set again.
     asleep: bool,
+    /// Consecutive steps in which the body was jammed (no impact let it move).
+    jammed: u32,
 }
 
-impl<'a> Simulation<'a> {
+impl Simulation {
     /// A body of `object`'s shape at `start` (its model frame in the world), with linear
     /// velocity `v0` (m/s) and angular velocity `w0` (rad/s), world frame. The start pose is
     /// queried (one query) and should be admissible ([`interpenetrates`] false); if it is not,
     /// the body still never goes deeper than where it starts.
     pub fn new(
-        environment: &'a ObbTree,
-        object: &'a ObbTree,
+        environment: &ObbTree,
+        object: &ObbTree,
         start: &Isometry,
         v0: Vector,
         w0: Vector,
@@ -234,8 +235,6 @@ impl<'a> Simulation<'a> {
     ) -> Self {
         let mass = MassProperties::of_mesh(object.mesh());
         let mut sim = Simulation {
-            environment,
-            object,
             config: *config,
             mass,
             state: BodyState {
@@ -250,10 +249,32 @@ impl<'a> Simulation<'a> {
             probe: CollisionReport::default(),
             hit: CollisionReport::default(),
             asleep: false,
+            jammed: 0,
         };
         sim.commit(sim.state);
-        sim.query_current();
+        sim.query_current(environment, object);
         sim
+    }
+
+    /// Puts the body at `pose` (its model frame in the world) with the given velocities, as
+    /// [`Simulation::new`] does (one query); wakes it.
+    pub fn set_pose(
+        &mut self,
+        environment: &ObbTree,
+        object: &ObbTree,
+        pose: &Isometry,
+        velocity: Vector,
+        angular_velocity: Vector,
+    ) {
+        self.commit(BodyState {
+            com: pose * self.mass.com,
+            rotation: pose.rotation,
+            velocity,
+            angular_velocity,
+        });
+        self.query_current(environment, object);
+        self.asleep = false;
+        self.jammed = 0;
     }
 
     /// The pose reached: the object's model frame in the world (exactly the recorded line's).
@@ -291,6 +312,7 @@ impl<'a> Simulation<'a> {
         self.state.velocity = velocity;
         self.state.angular_velocity = angular_velocity;
         self.asleep = false;
+        self.jammed = 0;
     }
 
     /// Whether the body is at rest (see [`Simulation::step`]).
@@ -303,7 +325,7 @@ impl<'a> Simulation<'a> {
     /// step, or every impact of the step came at once and the impulses could not free it — comes
     /// to rest: it keeps its pose and contacts, its velocities become zero, and its steps make no
     /// query until [`Simulation::set_velocity`] wakes it.
-    pub fn step(&mut self) -> StepStats {
+    pub fn step(&mut self, environment: &ObbTree, object: &ObbTree) -> StepStats {
         let mut stats = StepStats::default();
         if self.asleep {
             return stats;
@@ -312,8 +334,8 @@ impl<'a> Simulation<'a> {
         let mut state = self.state;
         state.velocity += self.gravity(&state.com) * config.dt;
         impulses(
-            self.environment,
-            self.object,
+            environment,
+            object,
             &self.pose,
             &self.report.contacts,
             &self.mass,
@@ -347,8 +369,8 @@ impl<'a> Simulation<'a> {
         for _ in 0..=config.max_substeps {
             let end = self.snapped(&advance(&current, remaining));
             stats.queries += 1;
-            let end_pose = self.probe(&end);
-            if !self.probe_interpenetrates(&end_pose) {
+            let (end_pose, deep) = self.probe(environment, object, &end);
+            if !deep {
                 current = end;
                 std::mem::swap(&mut self.report, &mut self.probe);
                 self.pose = end_pose;
@@ -370,9 +392,9 @@ impl<'a> Simulation<'a> {
                 let mid = 0.5 * (lo + hi);
                 let probe = self.snapped(&advance(&current, mid));
                 stats.queries += 1;
-                let probe_pose = self.probe(&probe);
+                let (probe_pose, deep) = self.probe(environment, object, &probe);
                 stats.bv_tests += self.probe.bv_tests;
-                if self.probe_interpenetrates(&probe_pose) {
+                if deep {
                     hi = mid;
                     hi_pose = probe_pose;
                     std::mem::swap(&mut self.hit, &mut self.probe);
@@ -387,11 +409,23 @@ impl<'a> Simulation<'a> {
                 Some(at) => current = at,
                 None => stuck += 1,
             }
-            // Impulses at the impact's contacts, then the rest of the step from `lo`.
+            // Impulses at all the impact's contacts (the probes stopped at the first
+            // interpenetrating one: one more, complete query), then the rest of the step from
+            // `lo`.
+            collide_into(
+                environment,
+                &Isometry::identity(),
+                object,
+                &hi_pose,
+                &QueryOptions::default(),
+                &mut self.hit,
+            );
+            stats.queries += 1;
+            stats.bv_tests += self.hit.bv_tests;
             let hit = std::mem::take(&mut self.hit.contacts);
             impulses(
-                self.environment,
-                self.object,
+                environment,
+                object,
                 &hi_pose,
                 &hit,
                 &self.mass,
@@ -408,10 +442,14 @@ impl<'a> Simulation<'a> {
         }
         if stuck == config.max_substeps {
             // Every impact of the step came at once and the impulses could not free the body:
-            // it is jammed among its contacts. It stops there rather than pushing on.
+            // it is jammed among its contacts. It stops there rather than pushing on, and comes
+            // to rest if that lasts.
             current.velocity = Vector::zeros();
             current.angular_velocity = Vector::zeros();
-            self.asleep = !self.report.contacts.is_empty();
+            self.jammed += 1;
+            self.asleep = self.jammed >= JAMMED_STEPS && !self.report.contacts.is_empty();
+        } else {
+            self.jammed = 0;
         }
         self.state = current;
         self.line = pose_line(&self.pose);
@@ -467,29 +505,33 @@ impl<'a> Simulation<'a> {
         (state.velocity.norm() + state.angular_velocity.norm() * self.mass.radius) * dt
     }
 
-    /// Queries `state`'s pose into `self.probe` (all contacts); returns the pose.
-    fn probe(&mut self, state: &BodyState) -> Isometry {
+    /// Queries `state`'s pose into `self.probe`; returns the pose and whether it interpenetrates.
+    /// The query stops at the first interpenetrating contact, so the report is complete only
+    /// when the answer is `false`.
+    fn probe(
+        &mut self,
+        environment: &ObbTree,
+        object: &ObbTree,
+        state: &BodyState,
+    ) -> (Isometry, bool) {
         let pose = self.model_pose(state);
-        collide_into(
-            self.environment,
-            &Isometry::identity(),
-            self.object,
-            &pose,
+        let rot = pose.rotation.to_rotation_matrix().into_inner();
+        let depth = 0.5 * self.config.penetration;
+        let (mesh_a, mesh_b) = (environment.mesh(), object.mesh());
+        let mut deep = false;
+        collide_until(
+            environment,
+            object,
+            &rot,
+            &pose.translation.vector,
             &QueryOptions::default(),
             &mut self.probe,
+            &mut |ia, ib| {
+                deep = interpenetrates(mesh_a, mesh_b, &pose, &[(ia, ib)], depth);
+                deep
+            },
         );
-        pose
-    }
-
-    /// Whether the contacts in `self.probe` (at `pose`) include an interpenetration.
-    fn probe_interpenetrates(&self, pose: &Isometry) -> bool {
-        interpenetrates(
-            self.environment.mesh(),
-            self.object.mesh(),
-            pose,
-            &self.probe.contacts,
-            0.5 * self.config.penetration,
-        )
+        (pose, deep)
     }
 
     /// Sets the state to `state` snapped to its POSES line.
@@ -505,11 +547,11 @@ impl<'a> Simulation<'a> {
     }
 
     /// Queries the current pose into `self.report`.
-    fn query_current(&mut self) {
+    fn query_current(&mut self, environment: &ObbTree, object: &ObbTree) {
         collide_into(
-            self.environment,
+            environment,
             &Isometry::identity(),
-            self.object,
+            object,
             &self.pose,
             &QueryOptions::default(),
             &mut self.report,
@@ -571,6 +613,9 @@ fn impulses(
         }
     }
 }
+
+/// Consecutive jammed steps after which a body comes to rest.
+const JAMMED_STEPS: u32 = 5;
 
 /// Passes of sequential impulses over a step's contacts.
 const IMPULSE_PASSES: usize = 8;
@@ -640,7 +685,7 @@ pub fn simulate(
         path.contacts.push(sim.report().contacts.len() as u32);
         path.queries.push(queries);
         if step + 1 < config.steps {
-            queries = sim.step().queries;
+            queries = sim.step(environment, object).queries;
         }
         progress(step + 1);
     }
