@@ -1,31 +1,39 @@
 //! The app's ECS logic, headless (`MinimalPlugins` + `app.update()`): scenes load off the main
 //! thread, the per-frame query matches an independent oracle, drag messages move bodies and
 //! change contacts, overlay toggles change the box list, timings fill every frame, bad files
-//! become the UI's error state.
+//! become the UI's error state; simulate mode drops the torus onto the landscape and it comes to
+//! rest without passing through, throws and resets; intersection curves, the side-by-side
+//! comparison, split-rule rebuilds, picking through the trees, the cost terms and the input
+//! gating.
 #![cfg(feature = "app")]
 
 mod common;
 
+use bevy::input::mouse::AccumulatedMouseScroll;
 use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy::window::PrimaryWindow;
 use obbtree::app::*;
-use obbtree::bv::{BvKind, Obb};
-use obbtree::bvh::{BuildOptions, Bvh};
-use obbtree::math::{UnitQuaternion, Vector};
-use obbtree::query::brute_force_posed;
+use obbtree::bv::{Aabb, BvKind, Obb};
+use obbtree::bvh::{BuildOptions, Bvh, SplitRule};
+use obbtree::math::{Isometry, Point, UnitQuaternion, Vector};
+use obbtree::query::{CollisionReport, QueryOptions, brute_force_posed, collide_into, orient3d};
 use obbtree::scenes::SceneId;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 fn app_with(choice: SceneChoice) -> App {
     let mut app = App::new();
-    app.add_plugins(MinimalPlugins).add_plugins(LogicPlugins {
-        assets: Path::new(env!("CARGO_MANIFEST_DIR")).join("assets"),
-        initial: Some(choice),
-    });
+    app.add_plugins(MinimalPlugins)
+        .add_plugins(LogicPlugins::headless(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("assets"),
+            Some(choice),
+        ));
     app
 }
 
-/// Updates until no load is running; the window stays responsive meanwhile (frames run).
+/// Updates until no load or rebuild is running; the window stays responsive meanwhile (frames
+/// run).
 fn settle(app: &mut App) -> u32 {
     let start = Instant::now();
     let mut frames = 0;
@@ -33,7 +41,7 @@ fn settle(app: &mut App) -> u32 {
         app.update();
         frames += 1;
         let status = app.world().resource::<SceneStatus>();
-        if status.loading.is_none() && frames > 1 {
+        if status.loading.is_none() && status.rebuilding.is_none() && frames > 1 {
             return frames;
         }
         assert!(
@@ -46,6 +54,12 @@ fn settle(app: &mut App) -> u32 {
 
 fn pause(app: &mut App) {
     app.world_mut().resource_mut::<Playback>().playing = false;
+}
+
+fn go_to_step(app: &mut App, step: usize) {
+    let mut p = app.world_mut().resource_mut::<Playback>();
+    p.step = step;
+    p.mode = MotionMode::Path;
 }
 
 #[test]
@@ -65,14 +79,10 @@ fn a_scene_loads_and_every_frame_runs_the_query_and_records_timings() {
     let q = app.world().resource::<LastQuery>().clone();
     assert_eq!(last.contacts, q.report.contacts.len());
     assert_eq!(last.bv_tests, q.report.bv_tests);
-    assert!(last.query_us > 0.0);
+    assert!(last.query_us() > 0.0);
 
     // Move along the path to a resting step, then the OBB query must equal the AABB query.
-    {
-        let mut p = app.world_mut().resource_mut::<Playback>();
-        p.step = 1200;
-        p.follow_path = true;
-    }
+    go_to_step(&mut app, 1200);
     app.update();
     let obb = app.world().resource::<LastQuery>().report.sorted_contacts();
     assert!(
@@ -111,13 +121,17 @@ fn a_drag_message_moves_the_object_and_changes_the_contacts() {
     app.update();
     let scene = app.world().resource::<CollisionScene>();
     let moved = scene.obj.pose;
+    assert_eq!(
+        app.world().resource::<Playback>().mode,
+        MotionMode::Free,
+        "no path: free motion"
+    );
     // The body turned about its centre, and the centre moved by the drag.
-    use obbtree::bv::BoundingVolume;
-    let center = scene.obj.obb.node_box(0).0;
+    let center = scene.obj.trees.obb().node_box(0).0;
     let shift = moved * center - start * center;
     assert!((shift - Vector::new(dx, 0.0, 0.0)).norm() < 1e-9, "{shift}");
     assert!(moved.rotation.angle_to(&start.rotation) > 0.29);
-    let truth = brute_force_posed(&scene.env.mesh, &scene.env.pose, &scene.obj.mesh, &moved);
+    let truth = brute_force_posed(scene.env.mesh(), &scene.env.pose, scene.obj.mesh(), &moved);
     let got = app.world().resource::<LastQuery>().report.sorted_contacts();
     assert!(!truth.is_empty(), "the drag brings B into A");
     assert_eq!(got, truth);
@@ -136,7 +150,7 @@ fn overlay_toggles_change_what_would_be_drawn() {
 
     let oracle = {
         let scene = app.world().resource::<CollisionScene>();
-        let tree = Bvh::<Obb>::build(scene.obj.mesh.clone(), &BuildOptions::default());
+        let tree = Bvh::<Obb>::build(scene.obj.mesh().clone(), &BuildOptions::default());
         (0..5)
             .map(|d| tree.nodes_at_depth(d).len())
             .collect::<Vec<_>>()
@@ -171,11 +185,11 @@ fn overlay_toggles_change_what_would_be_drawn() {
         s.level = 6;
         s.body = BodyId::Environment;
     }
-    app.world_mut().resource_mut::<Playback>().step = 0;
+    go_to_step(&mut app, 0);
     app.update();
     app.update();
     let floating = app.world().resource::<OverlayBoxes>().boxes.len();
-    app.world_mut().resource_mut::<Playback>().step = 1200;
+    go_to_step(&mut app, 1200);
     app.update();
     app.update();
     let resting = app.world().resource::<OverlayBoxes>().boxes.len();
@@ -238,33 +252,47 @@ fn the_wobbling_torus_refits_its_aabb_tree_every_frame() {
     let mut app = app_with(SceneChoice::Wobble);
     settle(&mut app);
     assert_eq!(app.world().resource::<QuerySettings>().bv, BvKind::Aabb);
-    let first = app.world().resource::<CollisionScene>().obj.aabb.nodes()[0].bv;
+    let first = app.world().resource::<CollisionScene>().obj.trees.get::<Aabb>().nodes()[0].bv;
     for _ in 0..10 {
         app.update();
     }
     let scene = app.world().resource::<CollisionScene>();
-    assert_ne!(
-        scene.obj.aabb.nodes()[0].bv,
-        first,
-        "the root box follows the wobble"
+    let tree = scene.obj.trees.get::<Aabb>();
+    assert_ne!(tree.nodes()[0].bv, first, "the root box follows the wobble");
+    // One mesh per body: the body's mesh is the refitted tree's, the current wobble.
+    let deform = scene.deform.as_ref().unwrap();
+    assert_eq!(
+        scene.obj.mesh().vertices(),
+        wobble(&deform.rest, deform.time).as_slice()
     );
-    // The refitted tree still bounds the deformed mesh, and the query agrees with brute force
-    // restricted to the contacts found by a fresh build.
-    scene.obj.aabb.validate().unwrap();
-    let fresh =
-        Bvh::<obbtree::bv::Aabb>::build(scene.obj.aabb.mesh().clone(), &BuildOptions::default());
-    let env = &scene.env.aabb;
-    let rel = scene.env.pose.inv_mul(&scene.obj.pose);
-    let expect = obbtree::query::collide(
-        env,
-        &obbtree::math::Isometry::identity(),
-        &fresh,
-        &rel,
-        &Default::default(),
-    );
+    assert_eq!(scene.obj.mesh().vertices(), tree.mesh().vertices());
+    // The refitted tree still bounds the deformed mesh, and the query agrees with a fresh build.
+    tree.validate().unwrap();
+    let fresh = Bvh::<Aabb>::build(tree.mesh().clone(), &BuildOptions::default());
+    let env = scene.env.trees.get::<Aabb>();
+    let rel = scene.relative_pose();
+    let expect = obbtree::query::collide(env, &Isometry::identity(), &fresh, &rel, &Default::default());
     let got = app.world().resource::<LastQuery>().report.sorted_contacts();
     assert_eq!(got, expect.sorted_contacts());
-    assert!(app.world().resource::<Timings>().last().unwrap().refit_us > 0.0);
+    assert!(app.world().resource::<Timings>().last().unwrap().us(Stage::Refit) > 0.0);
+    assert!(
+        app.world().resource::<Simulator>().unavailable.is_some(),
+        "no simulation of a deforming body"
+    );
+
+    // Switching the query to OBB trees refits the OBB tree to the same current shape.
+    app.world_mut().resource_mut::<QuerySettings>().bv = BvKind::Obb;
+    app.update();
+    let scene = app.world().resource::<CollisionScene>();
+    assert!(scene.obj.trees.is_current(BvKind::Obb));
+    scene.obj.trees.obb().validate().unwrap();
+    let deform = scene.deform.as_ref().unwrap();
+    assert_eq!(
+        scene.obj.trees.obb().mesh().vertices(),
+        wobble(&deform.rest, deform.time).as_slice()
+    );
+    let brute = brute_force_posed(scene.env.mesh(), &scene.env.pose, scene.obj.mesh(), &scene.obj.pose);
+    assert_eq!(app.world().resource::<LastQuery>().report.sorted_contacts(), brute);
 }
 
 #[test]
@@ -272,22 +300,18 @@ fn the_separation_list_option_keeps_the_contacts_of_the_plain_query() {
     use obbtree::query::SeparationPolicy;
     let mut app = app_with(SceneChoice::Paper(SceneId::Torus));
     settle(&mut app);
-    {
-        let mut p = app.world_mut().resource_mut::<Playback>();
-        p.step = 1000;
-        p.follow_path = true;
-        p.playing = true;
-    }
+    go_to_step(&mut app, 1000);
+    app.world_mut().resource_mut::<Playback>().playing = true;
     app.world_mut().resource_mut::<QuerySettings>().separation = Some(SeparationPolicy::Deferred);
     let mut touching = 0;
     for frame in 0..40 {
         app.update();
         let scene = app.world().resource::<CollisionScene>();
-        let rel = scene.env.pose.inv_mul(&scene.obj.pose);
+        let rel = scene.relative_pose();
         let expect = obbtree::query::collide(
-            &scene.env.obb,
-            &obbtree::math::Isometry::identity(),
-            &scene.obj.obb,
+            scene.env.trees.obb(),
+            &Isometry::identity(),
+            scene.obj.trees.obb(),
             &rel,
             &Default::default(),
         );
@@ -307,4 +331,475 @@ fn the_separation_list_option_keeps_the_contacts_of_the_plain_query() {
     app.update();
     let list = &app.world().resource::<SeparationCache>().list;
     assert_eq!((list.queries(), list.rebuilds()), (1, 1));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Simulate mode.
+
+fn sign(x: f64) -> i8 {
+    (x > 0.0) as i8 - (x < 0.0) as i8
+}
+
+/// Whether segment `p q` passes through the closed triangle `t` with both ends farther than
+/// `tol` from its plane: the ends strictly on opposite sides (exact `orient3d`), the segment's
+/// line through the closed triangle (Plücker signs, exact), the distances in f64. The oracle of
+/// `tests/interpenetration.rs`.
+fn passes_through(p: &Point, q: &Point, t: &[Point; 3], tol: f64) -> bool {
+    let (sp, sq) = (
+        sign(orient3d(p, &t[0], &t[1], &t[2])),
+        sign(orient3d(q, &t[0], &t[1], &t[2])),
+    );
+    if sp * sq >= 0 {
+        return false;
+    }
+    let s = [
+        sign(orient3d(p, q, &t[0], &t[1])),
+        sign(orient3d(p, q, &t[1], &t[2])),
+        sign(orient3d(p, q, &t[2], &t[0])),
+    ];
+    if s.contains(&1) && s.contains(&-1) {
+        return false;
+    }
+    let n = (t[1] - t[0]).cross(&(t[2] - t[0])).normalize();
+    (p - t[0]).dot(&n).abs() > tol && (q - t[0]).dot(&n).abs() > tol
+}
+
+fn edges_through(a: &[Point; 3], b: &[Point; 3], tol: f64) -> bool {
+    (0..3).any(|k| passes_through(&a[k], &a[(k + 1) % 3], b, tol))
+}
+
+/// The oracle on the scene's current pose: (contact pairs, crossings found). The candidates are
+/// the contacting pairs of an all-contacts OBB query: only intersecting triangles can cross.
+fn crossings(scene: &CollisionScene, tol: f64) -> (usize, Vec<String>) {
+    let rel = scene.relative_pose();
+    let mut report = CollisionReport::default();
+    collide_into(
+        scene.env.trees.obb(),
+        &Isometry::identity(),
+        scene.obj.trees.obb(),
+        &rel,
+        &QueryOptions::default(),
+        &mut report,
+    );
+    let mut found = Vec::new();
+    for &(ia, ib) in &report.contacts {
+        let ta = scene.env.mesh().triangle(ia as usize);
+        let tb = scene.obj.mesh().triangle(ib as usize).map(|p| rel * p);
+        if edges_through(&tb, &ta, tol) || edges_through(&ta, &tb, tol) {
+            found.push(format!("pair ({ia}, {ib})"));
+        }
+    }
+    (report.contacts.len(), found)
+}
+
+/// An app on `choice` in simulate mode, 20 ms of time per update (two time steps).
+fn simulating(choice: SceneChoice) -> App {
+    let mut app = app_with(choice);
+    settle(&mut app);
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(20)));
+    app.world_mut()
+        .write_message(PlaybackCommand::SetMode(MotionMode::Simulate));
+    app.update();
+    assert_eq!(app.world().resource::<Playback>().mode, MotionMode::Simulate);
+    app
+}
+
+/// The speed below which the torus counts as at rest if the engine has not put it to sleep,
+/// m/s (and rad/s for the angular speed).
+const REST_SPEED: f64 = 0.02;
+
+#[test]
+fn simulate_mode_drops_the_torus_onto_the_landscape_until_it_rests_without_passing_through() {
+    let mut app = simulating(SceneChoice::Paper(SceneId::Torus));
+    let penetration = app
+        .world()
+        .resource::<Simulator>()
+        .start()
+        .expect("the torus scene simulates")
+        .config
+        .penetration;
+    // 1,500 frames of 2 steps: 30 s of simulated time, the recorded path's 13 s over twice.
+    const MAX_FRAMES: usize = 1500;
+    const MAX_CONTACTS: usize = 2000;
+    let start_y = app.world().resource::<CollisionScene>().obj.pose.translation.y;
+    let (mut rested, mut slow_frames, mut most, mut touching, mut steps) = (None, 0, 0, 0, 0);
+    for frame in 0..MAX_FRAMES {
+        app.update();
+        let scene = app.world().resource::<CollisionScene>();
+        let (contacts, found) = crossings(scene, penetration);
+        assert!(
+            found.is_empty(),
+            "frame {frame}: {} crossings: {:?}",
+            found.len(),
+            &found[..found.len().min(5)]
+        );
+        // The app's own query saw the same pose.
+        assert_eq!(app.world().resource::<LastQuery>().report.contacts.len(), contacts);
+        most = most.max(contacts);
+        touching += usize::from(contacts > 0);
+        let work = app.world().resource::<FrameWork>().engine;
+        assert!(work.active && work.steps <= MAX_STEPS_PER_FRAME);
+        steps += work.steps as usize;
+        let sim = app.world().resource::<Simulator>().simulation().unwrap();
+        let s = sim.state();
+        let slow = s.velocity.norm() < REST_SPEED && s.angular_velocity.norm() < REST_SPEED;
+        slow_frames = if slow { slow_frames + 1 } else { 0 };
+        if sim.asleep() || slow_frames >= 50 {
+            rested = Some(frame);
+            break;
+        }
+    }
+    let rested = rested.expect("the torus must come to rest within 1,500 frames");
+    assert!(touching > 0, "it lands");
+    assert!(most <= MAX_CONTACTS, "{most} contacts in one frame");
+    assert!(steps >= 2 * rested, "two steps per 20 ms frame: {steps} in {rested} frames");
+    let scene = app.world().resource::<CollisionScene>();
+    assert!(scene.obj.pose.translation.y < start_y - 0.5, "it fell");
+    assert!(!app.world().resource::<LastQuery>().report.contacts.is_empty(), "it rests touching");
+    println!("torus at rest after {rested} frames ({steps} steps), at most {most} contacts per frame");
+}
+
+#[test]
+fn an_undisturbed_simulation_replays_the_recorded_path() {
+    // The scene's path was recorded by the same engine from the same start: simulate mode at one
+    // step per frame reproduces it pose for pose.
+    let mut app = app_with(SceneChoice::Paper(SceneId::Torus));
+    settle(&mut app);
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(10)));
+    app.world_mut()
+        .write_message(PlaybackCommand::SetMode(MotionMode::Simulate));
+    app.update();
+    let path = app.world().resource::<CollisionScene>().path.clone();
+    let mut compared = 0;
+    for _ in 0..300 {
+        let sim = app.world().resource::<Simulator>();
+        let steps = (sim.sim_time / 0.01).round() as usize;
+        let pose = *sim.simulation().unwrap().pose();
+        let want = path[steps];
+        assert!(
+            (pose.translation.vector - want.translation.vector).norm() < 1e-9
+                && pose.rotation.angle_to(&want.rotation) < 1e-9,
+            "step {steps}: {pose} vs {want}"
+        );
+        compared += 1;
+        app.update();
+    }
+    assert_eq!(compared, 300);
+}
+
+#[test]
+fn letting_go_of_a_dragged_object_throws_it_and_reset_puts_it_back() {
+    let mut app = simulating(SceneChoice::Paper(SceneId::Torus));
+    for _ in 0..5 {
+        app.update();
+    }
+    app.world_mut().write_message(Grab::Take(BodyId::Object));
+    app.update();
+    // Drag 1 cm along +x and turn 0.01 rad about y per 20 ms frame: 0.5 m/s, 0.5 rad/s.
+    for _ in 0..10 {
+        app.world_mut().write_message(DragBody {
+            body: BodyId::Object,
+            translation: Vector::new(0.01, 0.0, 0.0),
+            rotation: UnitQuaternion::from_euler_angles(0.0, 0.01, 0.0),
+        });
+        let before = app.world().resource::<CollisionScene>().obj.pose;
+        app.update();
+        let after = app.world().resource::<CollisionScene>().obj.pose;
+        assert!(after.translation.x > before.translation.x, "held: the drag moves it");
+        assert!(app.world().resource::<Simulator>().held());
+        assert_eq!(app.world().resource::<FrameWork>().engine.steps, 0, "held: no steps");
+    }
+    app.world_mut().write_message(Grab::Release(BodyId::Object));
+    app.update();
+    let sim = app.world().resource::<Simulator>();
+    assert!(!sim.held());
+    let (v, w) = sim.last_throw.expect("a throw");
+    assert!((v.x - 0.5).abs() < 0.05 && v.z.abs() < 0.05, "{v}");
+    assert!((w.y - 0.5).abs() < 0.05, "{w}");
+    // The engine took over with that velocity (capped, damped, under gravity).
+    let state = *sim.simulation().unwrap().state();
+    assert!(state.velocity.x > 0.3, "{}", state.velocity);
+    // Reset: back at the start, with the start's velocities.
+    app.world_mut().write_message(PlaybackCommand::Restart);
+    app.update();
+    let sim = app.world().resource::<Simulator>();
+    let start = *sim.start().unwrap();
+    assert!(sim.sim_time <= 0.02 + 1e-9, "{}", sim.sim_time);
+    let scene = app.world().resource::<CollisionScene>();
+    let first = scene.path[0];
+    let pose = scene.relative_pose();
+    assert!((start.pose.translation.vector - first.translation.vector).norm() < 1e-12);
+    // At most two steps of the fall since the reset.
+    let max_speed = start.config.max_speed;
+    assert!(
+        (pose.translation.vector - first.translation.vector).norm() <= 2.0 * 0.01 * max_speed * 1.5 + 1e-6,
+        "{pose} vs {first}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Curves, comparison, rebuilds, picking, costs.
+
+#[test]
+fn the_intersection_curve_has_one_piece_per_contact_on_both_bodies() {
+    let mut app = app_with(SceneChoice::Paper(SceneId::Torpedo));
+    settle(&mut app);
+    pause(&mut app);
+    go_to_step(&mut app, 1200);
+    app.update();
+    app.update();
+    let q = app.world().resource::<LastQuery>();
+    let curves = app.world().resource::<ContactCurves>();
+    let n = q.report.contacts.len();
+    assert!(n > 0);
+    assert_eq!(curves.pairs, n);
+    // Every contacting pair meets: a segment, a point or a polygon's edges each.
+    assert!(curves.segments.len() + curves.points.len() >= n);
+    let scene = app.world().resource::<CollisionScene>();
+    // World frame, on both bodies: each end near a contacting triangle of each body.
+    let dist = |x: &Point, t: &[Point; 3]| {
+        let c = Point::from((t[0].coords + t[1].coords + t[2].coords) / 3.0);
+        let r = t.iter().map(|p| (p - c).norm()).fold(0.0, f64::max);
+        (x - c).norm() - r
+    };
+    for (a, b) in &curves.segments {
+        for x in [a, b] {
+            let on_env = q.report.contacts.iter().any(|&(ia, _)| {
+                dist(x, &scene.env.mesh().triangle(ia as usize).map(|p| scene.env.pose * p)) <= 1e-9
+            });
+            let on_obj = q.report.contacts.iter().any(|&(_, ib)| {
+                dist(x, &scene.obj.mesh().triangle(ib as usize).map(|p| scene.obj.pose * p)) <= 1e-9
+            });
+            assert!(on_env && on_obj, "{x}");
+        }
+    }
+    assert!(curves.length() > 0.0);
+    // Off: nothing.
+    app.world_mut().resource_mut::<CurveSettings>().show = false;
+    app.update();
+    assert_eq!(app.world().resource::<ContactCurves>().pairs, 0);
+}
+
+#[test]
+fn side_by_side_runs_all_three_trees_on_the_same_pose() {
+    let mut app = app_with(SceneChoice::Paper(SceneId::Torpedo));
+    settle(&mut app);
+    pause(&mut app);
+    go_to_step(&mut app, 1200);
+    app.world_mut().resource_mut::<CompareSettings>().enabled = true;
+    let start = Instant::now();
+    while app.world().resource::<Comparison>().jobs < 2 {
+        app.update();
+        assert!(start.elapsed() < Duration::from_secs(60));
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let c = app.world().resource::<Comparison>().clone();
+    let scene = app.world().resource::<CollisionScene>();
+    assert_eq!(c.relative, scene.relative_pose(), "the paused pose");
+    assert_eq!(c.rows.len(), 3);
+    let kinds: Vec<BvKind> = c.rows.iter().map(|r| r.kind).collect();
+    assert_eq!(kinds, KINDS.to_vec());
+    // Each row is that tree's query on the pose, and all find the same contacts.
+    let q = app.world().resource::<LastQuery>();
+    for r in &c.rows {
+        assert!(r.same_contacts, "{:?}", r.kind);
+        assert_eq!(r.contacts, q.report.contacts.len());
+        assert!(r.micros > 0.0 && r.bv_tests > 0);
+    }
+    assert_eq!(c.rows[0].bv_tests, q.report.bv_tests, "the OBB row is the frame's query");
+    assert_eq!(c.rows[0].tri_tests, q.report.tri_tests);
+    let (med, p95) = c.job_percentiles();
+    assert!(med > 0.0 && p95 >= med);
+    // Off: cleared.
+    app.world_mut().resource_mut::<CompareSettings>().enabled = false;
+    app.update();
+    assert!(app.world().resource::<Comparison>().rows.is_empty());
+}
+
+#[test]
+fn another_split_rule_rebuilds_the_trees_off_the_main_thread_and_keeps_the_contacts() {
+    let mut app = app_with(SceneChoice::Paper(SceneId::Torpedo));
+    settle(&mut app);
+    pause(&mut app);
+    go_to_step(&mut app, 1200);
+    app.update();
+    let before = app.world().resource::<LastQuery>().report.sorted_contacts();
+    let (mean_depth, revision) = {
+        let s = app.world().resource::<CollisionScene>();
+        (s.env.trees.depth(BvKind::Obb), s.trees_revision)
+    };
+    app.world_mut().write_message(RebuildTrees(SplitRule::Median));
+    app.update();
+    assert_eq!(
+        app.world().resource::<SceneStatus>().rebuilding,
+        Some(SplitRule::Median),
+        "building in the background"
+    );
+    let frames = settle(&mut app);
+    assert!(frames >= 1);
+    app.update();
+    let scene = app.world().resource::<CollisionScene>();
+    assert_eq!(scene.env.trees.split, SplitRule::Median);
+    assert_eq!(scene.obj.trees.split, SplitRule::Median);
+    assert_eq!(scene.trees_revision, revision + 1);
+    scene.env.trees.obb().validate().unwrap();
+    scene.obj.trees.get::<Aabb>().validate().unwrap();
+    // Median splits balance the tree: no deeper than the mean split's.
+    assert!(scene.env.trees.depth(BvKind::Obb) <= mean_depth);
+    for k in KINDS {
+        let st = scene.env.trees.stats[k as usize];
+        assert!(st.build_ms > 0.0 && st.memory > 0 && st.nodes == 2 * scene.env.mesh().triangle_count() - 1);
+    }
+    assert_eq!(app.world().resource::<LastQuery>().report.sorted_contacts(), before);
+}
+
+#[test]
+fn picking_through_the_trees_finds_what_testing_every_triangle_finds() {
+    let mut app = app_with(SceneChoice::Paper(SceneId::Torpedo));
+    settle(&mut app);
+    pause(&mut app);
+    go_to_step(&mut app, 900);
+    app.update();
+    let scene = app.world().resource::<CollisionScene>();
+    let c = scene.obj.center();
+    let eye = c + Vector::new(3.0, 2.0, 4.0);
+    let mut hits = 0;
+    for i in 0..200 {
+        // Rays from the eye through points around the object's centre.
+        let a = i as f64 * 0.731;
+        let target = c + Vector::new(a.cos() * 0.8, (a * 1.7).sin() * 0.5, (a * 0.3).sin() * 2.0);
+        let dir = (target - eye).normalize();
+        let fast = pick(scene, eye, dir);
+        let slow = pick_brute_force(scene, eye, dir);
+        assert_eq!(fast.map(|h| h.0), slow.map(|h| h.0), "ray {i}");
+        if let (Some(f), Some(s)) = (fast, slow) {
+            assert!((f.1 - s.1).abs() < 1e-12, "ray {i}: {} vs {}", f.1, s.1);
+            hits += 1;
+        }
+    }
+    assert!(hits > 50, "{hits} hits");
+}
+
+#[test]
+fn the_cost_terms_are_measured_every_frame() {
+    let mut app = app_with(SceneChoice::Paper(SceneId::Torpedo));
+    settle(&mut app);
+    pause(&mut app);
+    go_to_step(&mut app, 1200);
+    for _ in 0..5 {
+        app.update();
+    }
+    let f = *app.world().resource::<Timings>().last().unwrap();
+    assert!(f.tri_tests > 0);
+    let (c_v, c_p) = (f.c_v_ns.expect("C_v"), f.c_p_ns.expect("C_p"));
+    assert!(c_v > 0.0 && c_p > 0.0, "{c_v} {c_p}");
+    // The equation holds for the frame: T = N_v·C_v + N_p·C_p (C_v is defined by it, unless
+    // the triangle tests alone took longer than the query).
+    let t = (f.bv_tests as f64 * c_v + f.tri_tests as f64 * c_p) * 1e-3;
+    assert!(t >= f.query_us() * (1.0 - 1e-9), "{t} vs {}", f.query_us());
+    assert!(f.us(Stage::Costs) > 0.0);
+    // Away from contact: no triangle tests, no C_p.
+    go_to_step(&mut app, 0);
+    app.update();
+    let f = *app.world().resource::<Timings>().last().unwrap();
+    if f.tri_tests == 0 {
+        assert!(f.c_p_ns.is_none());
+        assert!(f.c_v_ns.is_some());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Input gating.
+
+fn input_app() -> App {
+    let mut app = app_with(SceneChoice::Paper(SceneId::Torpedo));
+    app.init_resource::<ButtonInput<MouseButton>>()
+        .init_resource::<ButtonInput<KeyCode>>()
+        .init_resource::<AccumulatedMouseScroll>()
+        .add_plugins((CameraPlugin, InputPlugin));
+    let mut window = Window::default();
+    window.set_cursor_position(Some(Vec2::new(900.0, 400.0)));
+    app.world_mut().spawn((window, PrimaryWindow));
+    settle(&mut app);
+    pause(&mut app);
+    app.update();
+    app
+}
+
+/// One frame with the wheel turned `lines` and the cursor at `cursor`, a button pressed or held.
+fn frame(app: &mut App, lines: f32, cursor: Vec2, press: Option<MouseButton>, key: Option<KeyCode>) {
+    app.world_mut().resource_mut::<AccumulatedMouseScroll>().delta = Vec2::new(0.0, lines);
+    let mut q = app.world_mut().query_filtered::<&mut Window, With<PrimaryWindow>>();
+    q.single_mut(app.world_mut()).unwrap().set_cursor_position(Some(cursor));
+    if let Some(b) = press {
+        app.world_mut().resource_mut::<ButtonInput<MouseButton>>().press(b);
+    }
+    if let Some(k) = key {
+        app.world_mut().resource_mut::<ButtonInput<KeyCode>>().press(k);
+    }
+    app.update();
+    app.world_mut().resource_mut::<AccumulatedMouseScroll>().delta = Vec2::ZERO;
+    app.world_mut().resource_mut::<ButtonInput<MouseButton>>().clear();
+    let mut keys = app.world_mut().resource_mut::<ButtonInput<KeyCode>>();
+    keys.clear();
+    keys.reset_all();
+}
+
+fn release(app: &mut App) {
+    app.world_mut().resource_mut::<ButtonInput<MouseButton>>().release_all();
+    app.update();
+    app.world_mut().resource_mut::<ButtonInput<MouseButton>>().clear();
+}
+
+#[test]
+fn no_camera_or_body_input_while_the_ui_wants_the_pointer_the_wheel_included() {
+    let mut app = input_app();
+    let orbit = *app.world().resource::<OrbitCamera>();
+    let poses = |app: &App| {
+        let s = app.world().resource::<CollisionScene>();
+        (s.env.pose, s.obj.pose)
+    };
+    let before = poses(&app);
+
+    // The pointer over the panel: the wheel, a drag and keys do nothing.
+    app.insert_resource(PointerCapture {
+        pointer: true,
+        keyboard: true,
+    });
+    frame(&mut app, 3.0, Vec2::new(100.0, 300.0), None, None);
+    frame(&mut app, 0.0, Vec2::new(100.0, 300.0), Some(MouseButton::Left), Some(KeyCode::KeyH));
+    for x in [120.0, 160.0, 220.0] {
+        frame(&mut app, 0.0, Vec2::new(x, 330.0), None, None);
+    }
+    release(&mut app);
+    assert_eq!(*app.world().resource::<OrbitCamera>(), orbit, "the camera did not move");
+    assert_eq!(poses(&app), before, "no body moved");
+    assert!(!app.world().resource::<DragState>().active());
+    assert!(!app.world().resource::<HelpVisible>().0, "keys go to the text field");
+
+    // The pointer over the view: the wheel zooms, a drag orbits, H opens the help.
+    app.insert_resource(PointerCapture::default());
+    frame(&mut app, 3.0, Vec2::new(900.0, 400.0), None, None);
+    let zoomed = app.world().resource::<OrbitCamera>().distance;
+    assert!(zoomed < orbit.distance * 0.8, "{zoomed} vs {}", orbit.distance);
+    frame(&mut app, 0.0, Vec2::new(1200.0, 50.0), Some(MouseButton::Middle), Some(KeyCode::KeyH));
+    assert!(app.world().resource::<DragState>().active());
+    // A drag that started in the view goes on over the panel, but the wheel there does not zoom.
+    app.insert_resource(PointerCapture {
+        pointer: true,
+        keyboard: false,
+    });
+    frame(&mut app, 2.0, Vec2::new(1100.0, 60.0), None, None);
+    let after = *app.world().resource::<OrbitCamera>();
+    assert_ne!(after.yaw, orbit.yaw, "the drag orbits");
+    assert_eq!(after.distance, zoomed, "no zoom over the panel");
+    release(&mut app);
+    assert!(!app.world().resource::<DragState>().active());
+    assert!(app.world().resource::<HelpVisible>().0, "H opens the help");
+}
+
+#[test]
+fn the_help_is_closed_at_start() {
+    let app = input_app();
+    assert!(!app.world().resource::<HelpVisible>().0);
 }

@@ -1,13 +1,14 @@
 //! A real render of each scene under Xvfb with Mesa's software Vulkan (lavapipe): `obbtree view
 //! --scene S --screenshot out.png --frames 60` must save a PNG that is not blank, shows the
-//! contact highlight colour where the scene has contacts, and shows the UI panel. This test
-//! fails (it does not skip) when the machine cannot render: CI installs `xvfb` and
-//! `mesa-vulkan-drivers` (see `.ci/run`).
+//! contact highlight colour where the scene has contacts, shows the intersection curve's colour
+//! where the library's contacts project on the image (through the camera the app reports), and
+//! shows the UI panel. This test fails (it does not skip) when the machine cannot render: CI
+//! installs `xvfb` and `mesa-vulkan-drivers` (see `.ci/run`).
 #![cfg(feature = "app")]
 
 use obbtree::bvh::{BuildOptions, ObbTree};
-use obbtree::math::Isometry;
-use obbtree::query::{QueryOptions, collide};
+use obbtree::math::{Isometry, Point, UnitQuaternion, Vector};
+use obbtree::query::{Intersection, QueryOptions, collide, triangle_intersection};
 use obbtree::scenes::{self, SceneId};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -128,6 +129,99 @@ fn check(id: SceneId, png: &Path, stdout: &str) {
         highlight >= 15,
         "{id}: contacts but only {highlight} highlight pixels"
     );
+
+    // The intersection curve: the library's pieces for the reported contacts, projected through
+    // the app's camera, must have the curve's colour (sRGB (0, 255, 90), drawn over everything)
+    // within a few pixels.
+    let camera = Camera::parse(stdout).unwrap_or_else(|| panic!("no camera in {stdout}"));
+    let pose = scene.path[step].pose_ab;
+    let mut pieces: Vec<Point> = Vec::new();
+    for &(ia, ib) in &truth.contacts {
+        let ta = env.mesh().triangle(ia as usize);
+        let tb = obj.mesh().triangle(ib as usize).map(|p| pose * p);
+        match triangle_intersection(&ta, &tb) {
+            Intersection::Empty => {}
+            Intersection::Point(p) => pieces.push(p),
+            Intersection::Segment(a, b) => pieces.push(nalgebra::center(&a, &b)),
+            Intersection::Polygon(v) => pieces.extend(v),
+        }
+    }
+    assert!(!pieces.is_empty(), "{id}: contacts but no intersection pieces");
+    let is_curve = |x: i64, y: i64| {
+        x >= 0
+            && y >= 0
+            && (x as u32) < w
+            && (y as u32) < h
+            && {
+                let [r, g, b] = img.get_pixel(x as u32, y as u32).0;
+                r <= 40 && g >= 215 && (60..=120).contains(&b)
+            }
+    };
+    let (mut visible, mut found) = (0, 0);
+    for p in &pieces {
+        let Some((x, y)) = camera.project(p) else {
+            continue;
+        };
+        visible += 1;
+        let near = (-4..=4).any(|dy| (-4..=4).any(|dx| is_curve(x + dx, y + dy)));
+        found += usize::from(near);
+    }
+    assert!(visible > 0, "{id}: no contact piece in the view");
+    assert!(
+        found * 10 >= visible * 8,
+        "{id}: the curve's colour is at only {found} of {visible} projected contact pieces"
+    );
+}
+
+/// The camera the app reported: world transform, vertical field of view, viewport.
+struct Camera {
+    position: Vector,
+    rotation: UnitQuaternion,
+    fov: f64,
+    viewport: [f64; 4],
+}
+
+impl Camera {
+    /// Reads `camera x y z qx qy qz qw fov F viewport X Y W H` from the app's line.
+    fn parse(stdout: &str) -> Option<Camera> {
+        let words: Vec<&str> = stdout
+            .split_whitespace()
+            .skip_while(|w| *w != "camera")
+            .collect();
+        let num = |i: usize| words.get(i)?.trim_end_matches(';').parse::<f64>().ok();
+        let v: Vec<f64> = (1..=7).map(num).collect::<Option<_>>()?;
+        (words.get(8) == Some(&"fov")).then_some(())?;
+        let fov = num(9)?;
+        (words.get(10) == Some(&"viewport")).then_some(())?;
+        let viewport = [num(11)?, num(12)?, num(13)?, num(14)?];
+        Some(Camera {
+            position: Vector::new(v[0], v[1], v[2]),
+            rotation: UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(
+                v[6], v[3], v[4], v[5],
+            )),
+            fov,
+            viewport,
+        })
+    }
+
+    /// The pixel a world point lands on (Bevy's camera looks along its −z, y up), if in front
+    /// of the camera and inside the viewport.
+    fn project(&self, p: &Point) -> Option<(i64, i64)> {
+        let v = self.rotation.inverse() * (p.coords - self.position);
+        if v.z >= 0.0 {
+            return None;
+        }
+        let [x0, y0, w, h] = self.viewport;
+        let f = 1.0 / (self.fov * 0.5).tan();
+        let (nx, ny) = (f * h / w * v.x / -v.z, f * v.y / -v.z);
+        if nx.abs() > 0.98 || ny.abs() > 0.98 {
+            return None;
+        }
+        Some((
+            (x0 + (nx + 1.0) * 0.5 * w).round() as i64,
+            (y0 + (1.0 - ny) * 0.5 * h).round() as i64,
+        ))
+    }
 }
 
 fn assets() -> PathBuf {

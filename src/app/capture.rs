@@ -1,15 +1,28 @@
 //! `obbtree view --screenshot PATH --frames N`: render N frames of the loaded scene (its path
-//! playing), save the window as PNG, print the frame timings, exit.
+//! playing), save the window as PNG, print what the screenshot shows and the frame timings,
+//! exit.
+//!
+//! The printed line (one line on stdout) is what the render test reads:
+//! `screenshot PATH: step S contacts K; N frames; …; camera x y z qx qy qz qw fov F viewport X Y W H`
+//! — the path step and contact count of the captured frame, then the camera's world transform,
+//! its vertical field of view (radians) and its viewport (physical pixels), so a test can
+//! project the library's contacts onto the image.
 
-use super::query::Timings;
-use super::{CollisionScene, SceneStatus};
+use super::metrics::{FrameSample, Stage, Timings};
+use super::motion::Playback;
+use super::query::LastQuery;
+use super::loading::SceneStatus;
+use super::scene::CollisionScene;
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
 use std::path::PathBuf;
 use std::time::Instant;
 
-pub(super) struct CapturePlugin {
+/// Saves a screenshot after some frames and exits.
+pub struct CapturePlugin {
+    /// Where to save the PNG.
     pub path: PathBuf,
+    /// Frames to render first.
     pub frames: u32,
 }
 
@@ -22,7 +35,7 @@ struct Capture {
     saved: bool,
     started: Instant,
     waited: u32,
-    shown: (usize, usize),
+    shown: String,
 }
 
 /// Give up (exit with an error) after this long without a screenshot.
@@ -39,20 +52,22 @@ impl Plugin for CapturePlugin {
             saved: false,
             started: Instant::now(),
             waited: 0,
-            shown: (0, 0),
+            shown: String::new(),
         })
         .add_systems(Last, drive_capture);
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn drive_capture(
     mut commands: Commands,
     mut capture: ResMut<Capture>,
     status: Res<SceneStatus>,
     scene: Option<Res<CollisionScene>>,
     timings: Res<Timings>,
-    playback: Res<super::Playback>,
-    last: Res<super::LastQuery>,
+    playback: Res<Playback>,
+    last: Res<LastQuery>,
+    camera: Query<(&Transform, &Camera, &Projection), With<Camera3d>>,
     mut exit: MessageWriter<AppExit>,
 ) {
     if capture.started.elapsed().as_secs() > TIMEOUT_SECS {
@@ -76,22 +91,42 @@ fn drive_capture(
                 .observe(save_to_disk(path))
                 .observe(|_: On<ScreenshotCaptured>, mut c: ResMut<Capture>| c.saved = true);
             capture.requested = true;
-            // The screenshot shows this frame: its path step and its query's contacts.
-            capture.shown = (playback.step, last.report.contacts.len());
+            // The screenshot shows this frame: its path step, its query's contacts, its camera.
+            let mut shown = format!("step {} contacts {}", playback.step, last.report.contacts.len());
+            if let Some((t, cam, projection)) = camera.iter().next() {
+                let fov = match projection {
+                    Projection::Perspective(p) => p.fov,
+                    _ => 0.0,
+                };
+                let (pos, size) = cam
+                    .viewport
+                    .as_ref()
+                    .map_or((UVec2::ZERO, UVec2::ZERO), |v| {
+                        (v.physical_position, v.physical_size)
+                    });
+                let (p, q) = (t.translation, t.rotation);
+                shown += &format!(
+                    "; camera {} {} {} {} {} {} {} fov {} viewport {} {} {} {}",
+                    p.x, p.y, p.z, q.x, q.y, q.z, q.w, fov, pos.x, pos.y, size.x, size.y
+                );
+            }
+            capture.shown = shown;
         }
         return;
     }
     capture.waited += 1;
     if capture.saved && capture.path.exists() {
-        let (q50, q95) = timings.percentiles(|s| s.query_us);
-        let (c50, c95) =
-            timings.percentiles(|s| s.query_us + s.highlight_us + s.overlay_us + s.refit_us);
+        let (q50, q95) = timings.percentiles(FrameSample::query_us);
+        let (c50, c95) = timings.percentiles(FrameSample::contact_cpu_us);
+        let (e50, e95) = timings.percentiles(|s| s.us(Stage::Engine));
         let (f50, f95) = timings.percentiles(|s| s.frame_ms);
+        let (shown, camera) = capture
+            .shown
+            .split_once("; camera")
+            .map_or((capture.shown.as_str(), ""), |(a, b)| (a, b));
         println!(
-            "screenshot {}: step {} contacts {}; {} frames; query median {q50:.1} µs p95 {q95:.1} µs; query+highlight+overlay median {c50:.1} µs p95 {c95:.1} µs; frame median {f50:.2} ms p95 {f95:.2} ms ({:.1} FPS)",
+            "screenshot {}: {shown}; {} frames; query median {q50:.1} µs p95 {q95:.1} µs; query+highlight+curves+overlay median {c50:.1} µs p95 {c95:.1} µs; engine median {e50:.1} µs p95 {e95:.1} µs; frame median {f50:.2} ms p95 {f95:.2} ms ({:.1} FPS); camera{camera}",
             capture.path.display(),
-            capture.shown.0,
-            capture.shown.1,
             capture.rendered,
             1000.0 / f50.max(1e-3)
         );

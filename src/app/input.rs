@@ -1,126 +1,147 @@
-//! Mouse and keyboard: picking and dragging bodies, the orbit camera, playback keys, dropped
-//! files. Everything here turns input into messages or camera moves; it is ignored while the
-//! pointer (or keyboard focus) belongs to the egui panel.
+//! Mouse and keyboard: picking and dragging bodies, the orbit camera, the keys, dropped files.
+//! Everything here turns input into messages or camera moves.
+//!
+//! Gating: while the pointer is over the side panel or any egui window, or egui uses it (a
+//! slider being dragged), no camera or body input happens — the wheel included — unless a drag
+//! that started in the 3D view is still going on; while egui wants the keyboard (a text field)
+//! no key does anything. The panel writes [`PointerCapture`] every frame; this plugin only reads
+//! it, so the gating is testable without egui.
 
-use super::motion::{DragBody, PlaybackCommand};
-use super::render::OrbitCamera;
-use super::{BodyId, CollisionScene, FrameSet, LoadScene, SceneChoice, SceneStatus};
-use crate::math::{Isometry, Point, UnitQuaternion, Vector};
+use super::camera::{CameraCommand, OrbitCamera};
+use super::compare::CompareSettings;
+use super::loading::{LoadScene, SceneChoice, SceneStatus};
+use super::motion::{DragBody, Grab, MotionMode, Playback, PlaybackCommand};
+use super::picking::pick;
+use super::scene::{BodyId, CollisionScene, FrameSet};
+use crate::math::{Point, UnitQuaternion, Vector};
 use bevy::input::mouse::{AccumulatedMouseScroll, MouseScrollUnit};
 use bevy::prelude::*;
 use bevy::window::{FileDragAndDrop, PrimaryWindow};
-use bevy_egui::input::{egui_wants_any_keyboard_input, egui_wants_any_pointer_input};
 use std::path::PathBuf;
 
-/// Whether the help overlay is shown (H or F1).
-#[derive(Resource, Clone, Copy, Debug)]
+/// Whether the UI has the pointer or the keyboard this frame (written by the panel).
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PointerCapture {
+    /// The pointer is over the panel or an egui window, or egui is using it.
+    pub pointer: bool,
+    /// egui wants the keyboard (a text field has focus).
+    pub keyboard: bool,
+}
+
+/// Whether the help window is shown (H or F1). Closed at start.
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HelpVisible(pub bool);
 
 /// Files dropped on the window, waiting for a second one.
 #[derive(Resource, Clone, Debug, Default)]
 pub struct DroppedFiles(pub Vec<PathBuf>);
 
+/// What a mouse drag does.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum DragMode {
+    /// Move a body in the camera plane; the distance of the picked point.
     Move(BodyId, f32),
+    /// Rotate a body.
     Rotate(BodyId),
+    /// Orbit the camera.
     Orbit,
 }
 
+/// The mouse drag in progress.
 #[derive(Resource, Default)]
-struct DragState {
+pub struct DragState {
     mode: Option<DragMode>,
     last: Option<Vec2>,
 }
 
-pub(super) struct InputPlugin;
+impl DragState {
+    /// Whether a drag that started in the 3D view is going on.
+    pub fn active(&self) -> bool {
+        self.mode.is_some()
+    }
+}
+
+/// Keys, mouse and dropped files.
+pub struct InputPlugin;
 
 impl Plugin for InputPlugin {
     fn build(&self, app: &mut App) {
-        app.insert_resource(HelpVisible(true))
+        app.init_resource::<HelpVisible>()
+            .init_resource::<PointerCapture>()
             .init_resource::<DroppedFiles>()
             .init_resource::<DragState>()
+            .add_message::<FileDragAndDrop>()
             .add_systems(
                 Update,
                 (
-                    keyboard.run_if(not(egui_wants_any_keyboard_input)),
+                    keyboard.run_if(not(ui_wants_keyboard)),
                     mouse
-                        .run_if(not(egui_wants_any_pointer_input))
+                        .run_if(world_gets_pointer)
                         .run_if(resource_exists::<CollisionScene>),
+                    end_drag_on_release,
                     dropped_files,
                 )
+                    .chain()
                     .in_set(FrameSet::Input),
             );
     }
 }
 
+/// Run condition: egui wants the keyboard.
+pub fn ui_wants_keyboard(capture: Res<PointerCapture>) -> bool {
+    capture.keyboard
+}
+
+/// Run condition: the 3D view gets the pointer — egui does not want it, or a drag that started
+/// in the view goes on.
+pub fn world_gets_pointer(capture: Res<PointerCapture>, drag: Res<DragState>) -> bool {
+    !capture.pointer || drag.active()
+}
+
+#[allow(clippy::too_many_arguments)]
 fn keyboard(
     keys: Res<ButtonInput<KeyCode>>,
-    mut playback: MessageWriter<PlaybackCommand>,
+    playback: Res<Playback>,
+    mut commands: MessageWriter<PlaybackCommand>,
+    mut camera: MessageWriter<CameraCommand>,
+    mut compare: ResMut<CompareSettings>,
     mut help: ResMut<HelpVisible>,
 ) {
     if keys.just_pressed(KeyCode::KeyP) || keys.just_pressed(KeyCode::Space) {
-        playback.write(PlaybackCommand::TogglePause);
+        commands.write(PlaybackCommand::TogglePause);
     }
     if keys.just_pressed(KeyCode::KeyO) {
-        playback.write(PlaybackCommand::SingleStep);
+        commands.write(PlaybackCommand::SingleStep);
     }
     if keys.just_pressed(KeyCode::KeyR) {
-        playback.write(PlaybackCommand::Restart);
+        commands.write(PlaybackCommand::Restart);
+    }
+    if keys.just_pressed(KeyCode::KeyM) {
+        commands.write(PlaybackCommand::SetMode(
+            if playback.mode == MotionMode::Simulate {
+                MotionMode::Path
+            } else {
+                MotionMode::Simulate
+            },
+        ));
+    }
+    if keys.just_pressed(KeyCode::KeyF) {
+        camera.write(CameraCommand::Focus);
+    }
+    if keys.just_pressed(KeyCode::KeyC) {
+        compare.enabled = !compare.enabled;
     }
     if keys.just_pressed(KeyCode::KeyH) || keys.just_pressed(KeyCode::F1) {
         help.0 = !help.0;
     }
 }
 
-/// The nearest triangle hit by a world-frame ray, over both bodies: (body, distance).
-fn pick(scene: &CollisionScene, origin: Vec3, dir: Vec3) -> Option<(BodyId, f32)> {
-    let o = Point::new(origin.x as f64, origin.y as f64, origin.z as f64);
-    let d = Vector::new(dir.x as f64, dir.y as f64, dir.z as f64);
-    let mut best: Option<(BodyId, f64)> = None;
-    for id in [BodyId::Environment, BodyId::Object] {
-        let body = scene.body(id);
-        let mesh = if id == BodyId::Object {
-            super::render::current_object_mesh(scene)
-        } else {
-            &*body.mesh
-        };
-        // The ray in the body's model frame.
-        let inv: Isometry = body.pose.inverse();
-        let (ob, db) = (inv * o, inv.rotation * d);
-        for t in 0..mesh.triangle_count() {
-            if let Some(s) = ray_triangle(&ob, &db, &mesh.triangle(t))
-                && best.is_none_or(|(_, b)| s < b)
-            {
-                best = Some((id, s));
-            }
-        }
-    }
-    best.map(|(id, s)| (id, s as f32))
+fn to_point(v: Vec3) -> Point {
+    Point::new(v.x as f64, v.y as f64, v.z as f64)
 }
 
-/// Möller–Trumbore: the ray parameter of the hit, if any.
-fn ray_triangle(o: &Point, d: &Vector, t: &[Point; 3]) -> Option<f64> {
-    let e1 = t[1] - t[0];
-    let e2 = t[2] - t[0];
-    let p = d.cross(&e2);
-    let det = e1.dot(&p);
-    if det.abs() < 1e-14 {
-        return None;
-    }
-    let inv = 1.0 / det;
-    let s = o - t[0];
-    let u = s.dot(&p) * inv;
-    if !(0.0..=1.0).contains(&u) {
-        return None;
-    }
-    let q = s.cross(&e1);
-    let v = d.dot(&q) * inv;
-    if v < 0.0 || u + v > 1.0 {
-        return None;
-    }
-    let dist = e2.dot(&q) * inv;
-    (dist > 0.0).then_some(dist)
+fn to_vector(v: Vec3) -> Vector {
+    Vector::new(v.x as f64, v.y as f64, v.z as f64)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -128,42 +149,44 @@ fn mouse(
     buttons: Res<ButtonInput<MouseButton>>,
     keys: Res<ButtonInput<KeyCode>>,
     scroll: Res<AccumulatedMouseScroll>,
+    capture: Res<PointerCapture>,
     window: Single<&Window, With<PrimaryWindow>>,
     camera: Single<(&Camera, &GlobalTransform, &Projection)>,
     scene: Res<CollisionScene>,
     mut orbit: ResMut<OrbitCamera>,
     mut drag: ResMut<DragState>,
     mut out: MessageWriter<DragBody>,
+    mut grabs: MessageWriter<Grab>,
 ) {
     let (camera, cam_t, projection) = *camera;
     let cursor = window.cursor_position();
-    if scroll.delta.y != 0.0 {
+    // The wheel zooms only over the view (even during a drag that crossed onto the panel).
+    if scroll.delta.y != 0.0 && !capture.pointer {
         let steps = match scroll.unit {
             MouseScrollUnit::Line => scroll.delta.y,
             MouseScrollUnit::Pixel => scroll.delta.y / 40.0,
         };
-        orbit.distance = (orbit.distance * 0.9f32.powf(steps)).clamp(0.05, 500.0);
+        orbit.distance = (orbit.distance * 0.9f32.powf(steps)).clamp(0.01, 5000.0);
     }
     let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
     let pressed = [MouseButton::Left, MouseButton::Right, MouseButton::Middle]
         .into_iter()
         .find(|b| buttons.just_pressed(*b));
-    if let (Some(button), Some(c)) = (pressed, cursor) {
+    if let (Some(button), Some(c), None) = (pressed, cursor, drag.mode) {
         let hit = camera
             .viewport_to_world(cam_t, c)
             .ok()
-            .and_then(|ray| pick(&scene, ray.origin, *ray.direction));
-        drag.mode = Some(match (button, hit) {
-            (MouseButton::Left, Some((id, dist))) if !shift => DragMode::Move(id, dist),
+            .and_then(|ray| pick(&scene, to_point(ray.origin), to_vector(*ray.direction)));
+        let mode = match (button, hit) {
+            (MouseButton::Left, Some((id, dist))) if !shift => DragMode::Move(id, dist as f32),
             (MouseButton::Left | MouseButton::Right, Some((id, _))) => DragMode::Rotate(id),
             _ => DragMode::Orbit,
-        });
+        };
+        if let DragMode::Move(id, _) | DragMode::Rotate(id) = mode {
+            grabs.write(Grab::Take(id));
+        }
+        drag.mode = Some(mode);
         drag.last = Some(c);
-    }
-    if !buttons.any_pressed([MouseButton::Left, MouseButton::Right, MouseButton::Middle]) {
-        drag.mode = None;
-        drag.last = None;
-        return;
     }
     let (Some(mode), Some(last), Some(c)) = (drag.mode, drag.last, cursor) else {
         return;
@@ -175,7 +198,6 @@ fn mouse(
     }
     let right = cam_t.right().as_vec3();
     let up = cam_t.up().as_vec3();
-    let v = |a: Vec3| Vector::new(a.x as f64, a.y as f64, a.z as f64);
     match mode {
         DragMode::Move(id, dist) => {
             // Pixels to metres at the picked point's depth.
@@ -183,17 +205,20 @@ fn mouse(
                 Projection::Perspective(p) => p.fov,
                 _ => std::f32::consts::FRAC_PI_4,
             };
-            let scale = 2.0 * dist * (fov * 0.5).tan() / window.height().max(1.0);
+            let height = camera
+                .logical_viewport_size()
+                .map_or(window.height(), |s| s.y);
+            let scale = 2.0 * dist * (fov * 0.5).tan() / height.max(1.0);
             let moved = right * (delta.x * scale) - up * (delta.y * scale);
             out.write(DragBody {
                 body: id,
-                translation: v(moved),
+                translation: to_vector(moved),
                 rotation: UnitQuaternion::identity(),
             });
         }
         DragMode::Rotate(id) => {
-            let r = UnitQuaternion::from_scaled_axis(v(up) * (delta.x as f64 * 0.01))
-                * UnitQuaternion::from_scaled_axis(v(right) * (delta.y as f64 * 0.01));
+            let r = UnitQuaternion::from_scaled_axis(to_vector(up) * (delta.x as f64 * 0.01))
+                * UnitQuaternion::from_scaled_axis(to_vector(right) * (delta.y as f64 * 0.01));
             out.write(DragBody {
                 body: id,
                 translation: Vector::zeros(),
@@ -205,6 +230,24 @@ fn mouse(
             orbit.pitch = (orbit.pitch + delta.y * 0.008).clamp(-1.5, 1.5);
         }
     }
+}
+
+/// A drag ends when every button is up, wherever the pointer is (a body held is let go).
+fn end_drag_on_release(
+    buttons: Res<ButtonInput<MouseButton>>,
+    mut drag: ResMut<DragState>,
+    mut grabs: MessageWriter<Grab>,
+) {
+    if drag.mode.is_none()
+        || buttons.any_pressed([MouseButton::Left, MouseButton::Right, MouseButton::Middle])
+    {
+        return;
+    }
+    if let Some(DragMode::Move(id, _) | DragMode::Rotate(id)) = drag.mode {
+        grabs.write(Grab::Release(id));
+    }
+    drag.mode = None;
+    drag.last = None;
 }
 
 fn dropped_files(

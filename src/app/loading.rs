@@ -1,9 +1,9 @@
-//! Scene loading and switching: meshes are read and all three hierarchies built on the async
-//! compute pool, so the window keeps drawing; a bad file becomes an error in the UI.
+//! Scene loading and switching, and rebuilding the hierarchies with another split rule: meshes
+//! are read and the three trees of both bodies built on the async compute pool, so the window
+//! keeps drawing; a bad file becomes an error in the UI and the current scene stays.
 
-use super::{Body, CollisionScene, Deformation, FrameSet};
-use crate::bv::{Aabb, Obb, Sphere};
-use crate::bvh::{BuildOptions, Bvh};
+use super::scene::{Body, CollisionScene, Deformation, FrameSet, Trees};
+use crate::bvh::SplitRule;
 use crate::math::{Isometry, Vector};
 use crate::mesh::{TriMesh, load_obj};
 use crate::scenes::{SceneId, load_scene};
@@ -28,18 +28,16 @@ pub enum SceneChoice {
 impl SceneChoice {
     /// Name shown in the UI.
     pub fn label(&self) -> String {
+        let file = |p: &PathBuf| {
+            p.file_name()
+                .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into())
+        };
         match self {
             SceneChoice::Paper(SceneId::Pipes) => "Pipes (Fig. 8)".into(),
             SceneChoice::Paper(SceneId::Torus) => "Torus in landscape (Fig. 10)".into(),
             SceneChoice::Paper(SceneId::Torpedo) => "Torpedo on pivot (Fig. 7)".into(),
             SceneChoice::Wobble => "Wobbling torus (refit)".into(),
-            SceneChoice::Files(a, b) => format!(
-                "{} + {}",
-                a.file_name()
-                    .map_or_else(|| a.display().to_string(), |n| n.to_string_lossy().into()),
-                b.file_name()
-                    .map_or_else(|| b.display().to_string(), |n| n.to_string_lossy().into())
-            ),
+            SceneChoice::Files(a, b) => format!("{} + {}", file(a), file(b)),
         }
     }
 }
@@ -47,6 +45,11 @@ impl SceneChoice {
 /// Request to load a scene (replaces the current one when ready).
 #[derive(Message, Clone, Debug)]
 pub struct LoadScene(pub SceneChoice);
+
+/// Request to rebuild both bodies' three trees with another split rule (the "BVH options
+/// inspector"); the scene, poses and path stay.
+#[derive(Message, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RebuildTrees(pub SplitRule);
 
 /// Loading state shown by the UI.
 #[derive(Resource, Clone, Debug, Default)]
@@ -59,28 +62,38 @@ pub struct SceneStatus {
     pub error: Option<String>,
     /// The scene on screen.
     pub current: Option<SceneChoice>,
+    /// The split rule a running rebuild uses.
+    pub rebuilding: Option<SplitRule>,
 }
 
 #[derive(Resource, Default)]
-struct LoadTask(Option<(SceneChoice, Task<Result<CollisionScene, String>>)>);
+struct LoadTask(Option<Task<Result<CollisionScene, String>>>, Option<SceneChoice>);
+
+#[derive(Resource, Default)]
+struct RebuildTask(Option<(u64, Task<(Trees, Trees)>)>);
 
 #[derive(Resource, Clone)]
 struct AssetsDir(PathBuf);
 
-pub(super) struct LoadingPlugin {
+/// Loads scenes on request ([`LoadScene`]) and rebuilds trees ([`RebuildTrees`]).
+pub struct LoadingPlugin {
+    /// The assets folder (scenes and paths).
     pub assets: PathBuf,
+    /// Scene to load at startup.
     pub initial: Option<SceneChoice>,
 }
 
 impl Plugin for LoadingPlugin {
     fn build(&self, app: &mut App) {
         app.add_message::<LoadScene>()
+            .add_message::<RebuildTrees>()
             .init_resource::<SceneStatus>()
             .init_resource::<LoadTask>()
+            .init_resource::<RebuildTask>()
             .insert_resource(AssetsDir(self.assets.clone()))
             .add_systems(
                 Update,
-                (start_loading, finish_loading)
+                (start_loading, finish_loading, start_rebuild, finish_rebuild)
                     .chain()
                     .in_set(FrameSet::Load),
             );
@@ -105,10 +118,10 @@ fn start_loading(
     let dir = assets.0.clone();
     let job = choice.clone();
     let pool = AsyncComputeTaskPool::get();
-    task.0 = Some((
-        choice.clone(),
-        pool.spawn(async move { build_scene(&dir, &job) }),
-    ));
+    *task = LoadTask(
+        Some(pool.spawn(async move { build_scene(&dir, &job) })),
+        Some(choice.clone()),
+    );
     status.loading = Some(choice.label());
     status.started = Some(Instant::now());
 }
@@ -117,16 +130,16 @@ fn finish_loading(
     mut commands: Commands,
     mut task: ResMut<LoadTask>,
     mut status: ResMut<SceneStatus>,
-    mut settings: ResMut<super::QuerySettings>,
     old: Option<Res<CollisionScene>>,
 ) {
-    let Some((_, running)) = task.0.as_mut() else {
+    let Some(running) = task.0.as_mut() else {
         return;
     };
     let Some(result) = check_ready(running) else {
         return;
     };
-    let (choice, _) = task.0.take().expect("checked above");
+    let choice = task.1.take();
+    task.0 = None;
     status.loading = None;
     status.started = None;
     match result {
@@ -134,41 +147,71 @@ fn finish_loading(
             scene.generation = old.map_or(1, |s| s.generation + 1);
             commands.insert_resource(scene);
             status.error = None;
-            if choice == SceneChoice::Wobble {
-                // van den Bergen's deformable case: the AABB tree, refitted every frame.
-                settings.bv = crate::bv::BvKind::Aabb;
-            }
-            status.current = Some(choice);
+            status.current = choice;
         }
         Err(e) => status.error = Some(e),
     }
 }
 
+fn start_rebuild(
+    mut requests: MessageReader<RebuildTrees>,
+    mut task: ResMut<RebuildTask>,
+    mut status: ResMut<SceneStatus>,
+    scene: Option<Res<CollisionScene>>,
+) {
+    let Some(RebuildTrees(split)) = requests.read().last().copied() else {
+        return;
+    };
+    let Some(scene) = scene else {
+        return;
+    };
+    // The current meshes (for a deforming body, its current shape).
+    let env = Arc::new(scene.env.mesh().clone());
+    let obj = Arc::new(scene.obj.mesh().clone());
+    let pool = AsyncComputeTaskPool::get();
+    task.0 = Some((
+        scene.generation,
+        pool.spawn(async move { (Trees::build(env, split), Trees::build(obj, split)) }),
+    ));
+    status.rebuilding = Some(split);
+}
+
+fn finish_rebuild(
+    mut task: ResMut<RebuildTask>,
+    mut status: ResMut<SceneStatus>,
+    scene: Option<ResMut<CollisionScene>>,
+) {
+    let Some((generation, running)) = task.0.as_mut() else {
+        return;
+    };
+    let Some((env, obj)) = check_ready(running) else {
+        return;
+    };
+    let generation = *generation;
+    task.0 = None;
+    status.rebuilding = None;
+    if let Some(mut scene) = scene
+        && scene.generation == generation
+    {
+        let version = scene.obj.trees.vertex_version;
+        scene.env.trees = env;
+        scene.obj.trees = obj;
+        // The render meshes are unchanged; keep the object's vertex version monotone.
+        scene.obj.trees.vertex_version = version + 1;
+        scene.trees_revision += 1;
+    }
+}
+
 fn body(mesh: TriMesh, pose: Isometry) -> Body {
-    let mesh = Arc::new(mesh);
-    let options = BuildOptions::default();
-    let t = Instant::now();
-    let obb = Bvh::<Obb>::build(mesh.clone(), &options);
-    let t_obb = t.elapsed().as_secs_f64() * 1e3;
-    let t = Instant::now();
-    let aabb = Bvh::<Aabb>::build(mesh.clone(), &options);
-    let t_aabb = t.elapsed().as_secs_f64() * 1e3;
-    let t = Instant::now();
-    let sphere = Bvh::<Sphere>::build(mesh.clone(), &options);
-    let t_sphere = t.elapsed().as_secs_f64() * 1e3;
     Body {
-        mesh,
-        obb,
-        aabb,
-        sphere,
+        trees: Trees::build(Arc::new(mesh), SplitRule::default()),
         pose,
-        build_ms: [t_obb, t_aabb, t_sphere],
     }
 }
 
 /// Loads and builds a scene (runs on the async compute pool). Errors are the typed errors'
 /// messages, naming file and line.
-pub(super) fn build_scene(assets: &Path, choice: &SceneChoice) -> Result<CollisionScene, String> {
+pub(crate) fn build_scene(assets: &Path, choice: &SceneChoice) -> Result<CollisionScene, String> {
     match choice {
         SceneChoice::Paper(id) => {
             let s = load_scene(assets, *id).map_err(|e| e.to_string())?;
@@ -176,11 +219,13 @@ pub(super) fn build_scene(assets: &Path, choice: &SceneChoice) -> Result<Collisi
             let start = path.first().copied().unwrap_or_else(Isometry::identity);
             Ok(CollisionScene {
                 name: choice.label(),
+                paper: Some(*id),
                 env: body((*s.environment).clone(), Isometry::identity()),
                 obj: body((*s.object).clone(), start),
                 path,
                 deform: None,
                 generation: 0,
+                trees_revision: 0,
                 translucent_env: *id == SceneId::Pipes,
             })
         }
@@ -188,9 +233,8 @@ pub(super) fn build_scene(assets: &Path, choice: &SceneChoice) -> Result<Collisi
             let mut scene = build_scene(assets, &SceneChoice::Paper(SceneId::Torus))?;
             scene.name = choice.label();
             scene.deform = Some(Deformation {
-                rest: scene.obj.mesh.vertices().to_vec(),
+                rest: scene.obj.mesh().vertices().to_vec(),
                 time: 0.0,
-                kind: crate::bv::BvKind::Aabb,
             });
             Ok(scene)
         }
@@ -210,11 +254,13 @@ pub(super) fn build_scene(assets: &Path, choice: &SceneChoice) -> Result<Collisi
             );
             Ok(CollisionScene {
                 name: choice.label(),
+                paper: None,
                 env: body(env, Isometry::identity()),
                 obj: body(obj, Isometry::translation(offset.x, offset.y, offset.z)),
                 path: Vec::new(),
                 deform: None,
                 generation: 0,
+                trees_revision: 0,
                 translucent_env: false,
             })
         }

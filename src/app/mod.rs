@@ -1,144 +1,76 @@
 //! The interactive demonstrator (DESIGN.md, "The app"): a Bevy app that runs the OBBTree query
-//! every frame, lights up the contacting triangles, draws hierarchy levels (paper Fig. 9), lets
-//! the user drag objects, plays the scenes' motion paths and shows live timings.
+//! every frame, draws the intersection curve of the two bodies and lights up the contacting
+//! triangles, draws hierarchy levels (paper Fig. 9), plays the scenes' motion paths or moves the
+//! object with the live dynamics engine, lets the user drag and throw it, compares OBB, AABB and
+//! sphere trees side by side, and shows live timings and the cost equation's terms.
 //!
-//! One plugin per concern. The *logic* plugins ([`LogicPlugins`]: scene loading, motion,
-//! the per-frame query, the overlay's box list, timings) need no window or GPU and are what the
-//! headless tests drive with `MinimalPlugins`; the *presentation* plugins (meshes and highlights,
-//! gizmo overlay, mouse and keyboard, egui panel, screenshots) are added by [`run`].
+//! # Plugins
+//! One plugin per concern, one file each. The *logic* ([`LogicPlugins`]) needs no window or
+//! GPU and is what the headless tests drive with `MinimalPlugins`:
+//! [`LoadingPlugin`] (scenes and tree rebuilds off the main thread), [`MotionPlugin`] (path,
+//! drags, deformation), [`SimulatePlugin`] (the dynamics engine), [`QueryPlugin`] (the
+//! per-frame query and C_v, C_p), [`ComparePlugin`] (the three trees side by side),
+//! [`CurvesPlugin`] and [`OverlayPlugin`] (what to draw, computed; drawn when presenting),
+//! [`MetricsPlugin`] (every timing). The *presentation* adds [`SceneViewPlugin`] (body meshes),
+//! [`HighlightPlugin`], [`CameraPlugin`], [`InputPlugin`], [`UiPlugin`] and, for
+//! `--screenshot`, [`CapturePlugin`].
 //!
-//! Frames: every body has a pose in the world frame (f64, [`Isometry`]); the environment starts
-//! at the identity. The query uses the relative pose `pose_env⁻¹ · pose_obj`.
+//! # Data flow
+//! One way, through resources and messages; no module imports one that imports it back:
+//!
+//! ```text
+//! scene ◄── metrics ◄── loading, motion ◄── simulate, query ◄── compare, curves, overlay
+//!   ▲                                                 ▲
+//!   └── scene_view ◄── highlights        camera ◄── input ◄── ui ◄── (capture)
+//! ```
+//!
+//! `scene` (the bodies, their [`Trees`] and the one dispatch over tree kinds) depends on the
+//! core only; `metrics` only on `scene`; the UI at the top reads everything and writes settings.
+//!
+//! Frames: every body has a pose in the world frame (f64, [`crate::math::Isometry`]); the
+//! environment starts at the identity. The query uses the relative pose `pose_env⁻¹ · pose_obj`.
 
+mod camera;
 mod capture;
+mod compare;
+mod curves;
+mod highlights;
 mod input;
 mod loading;
+mod metrics;
 mod motion;
+mod overlay;
+mod picking;
 mod query;
-mod render;
+mod scene;
+mod scene_view;
+mod simulate;
 mod ui;
 
-pub use loading::{LoadScene, SceneChoice, SceneStatus};
-pub use motion::{DragBody, Playback};
-pub use query::{FrameSample, LastQuery, QuerySettings, SeparationCache, Timings};
-pub use render::{OverlayBoxes, OverlaySettings};
+pub use camera::{CameraCommand, CameraPlugin, CameraSettings, OrbitCamera, ViewportInset};
+pub use capture::CapturePlugin;
+pub use compare::{CompareRow, CompareSettings, ComparePlugin, Comparison, compare_pose};
+pub use curves::{CURVE, ContactCurves, CurveSettings, CurvesPlugin};
+pub use highlights::{HIGHLIGHT, HighlightPlugin, HighlightSettings};
+pub use input::{DragState, HelpVisible, InputPlugin, PointerCapture};
+pub use loading::{LoadScene, LoadingPlugin, RebuildTrees, SceneChoice, SceneStatus};
+pub use metrics::{EngineWork, FrameSample, FrameWork, MetricsPlugin, Stage, Timings};
+pub use motion::{
+    DragBody, Grab, KindsInUse, MotionMode, MotionPlugin, Playback, PlaybackCommand, wobble,
+};
+pub use overlay::{OverlayBox, OverlayBoxes, OverlayPlugin, OverlaySettings};
+pub use picking::{pick, pick_brute_force, ray_cast};
+pub use query::{LastQuery, QueryPlugin, QuerySettings, SeparationCache, TraceRequest};
+pub use scene::{
+    Body, BodyId, CollisionScene, Deformation, FrameSet, KINDS, KindVisitor, TreeKind,
+    TreeStats, Trees, dispatch,
+};
+pub use scene_view::SceneViewPlugin;
+pub use simulate::{MAX_STEPS_PER_FRAME, SimStart, SimulatePlugin, Simulator, THROW_WINDOW};
+pub use ui::UiPlugin;
 
-use crate::bv::{Aabb, BvKind, Obb, Sphere};
-use crate::bvh::Bvh;
-use crate::math::{Isometry, Point};
-use crate::mesh::TriMesh;
 use bevy::prelude::*;
 use std::path::PathBuf;
-use std::sync::Arc;
-
-/// Which body of the scene.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BodyId {
-    /// The environment (A).
-    Environment,
-    /// The moving object (B).
-    Object,
-}
-
-/// One body: its mesh, its three hierarchies and its world pose.
-pub struct Body {
-    /// Triangles in the body's model frame.
-    pub mesh: Arc<TriMesh>,
-    /// OBB tree (Gottschalk et al. 1996).
-    pub obb: Bvh<Obb>,
-    /// AABB tree (van den Bergen 1998).
-    pub aabb: Bvh<Aabb>,
-    /// Sphere tree.
-    pub sphere: Bvh<Sphere>,
-    /// Pose in the world frame.
-    pub pose: Isometry,
-    /// Build time of each tree (OBB, AABB, sphere), milliseconds.
-    pub build_ms: [f64; 3],
-}
-
-impl Body {
-    /// Depth of the tree of `kind`.
-    pub fn depth(&self, kind: BvKind) -> usize {
-        match kind {
-            BvKind::Obb => self.obb.depth(),
-            BvKind::Aabb => self.aabb.depth(),
-            BvKind::Sphere => self.sphere.depth(),
-        }
-    }
-
-    /// Memory of the tree of `kind`, bytes.
-    pub fn memory(&self, kind: BvKind) -> usize {
-        match kind {
-            BvKind::Obb => self.obb.memory_bytes(),
-            BvKind::Aabb => self.aabb.memory_bytes(),
-            BvKind::Sphere => self.sphere.memory_bytes(),
-        }
-    }
-}
-
-/// A deforming body (the fourth scene): its rest vertices and the wobble's clock.
-pub struct Deformation {
-    /// Rest vertices, model frame.
-    pub rest: Vec<Point>,
-    /// Seconds since the scene started.
-    pub time: f64,
-    /// The tree refitted (and queried) last.
-    pub kind: BvKind,
-}
-
-/// The loaded scene: what every system works on.
-#[derive(Resource)]
-pub struct CollisionScene {
-    /// Name shown in the UI.
-    pub name: String,
-    /// The environment (A).
-    pub env: Body,
-    /// The moving object (B).
-    pub obj: Body,
-    /// The motion path: the object's world poses (the environment at the identity).
-    pub path: Vec<Isometry>,
-    /// The deforming object, for the wobbling-torus scene.
-    pub deform: Option<Deformation>,
-    /// Incremented whenever the scene is replaced (presentation rebuilds its meshes).
-    pub generation: u64,
-    /// Draw the environment see-through (the pipes: the object is inside it).
-    pub translucent_env: bool,
-}
-
-impl CollisionScene {
-    /// The body `id`.
-    pub fn body(&self, id: BodyId) -> &Body {
-        match id {
-            BodyId::Environment => &self.env,
-            BodyId::Object => &self.obj,
-        }
-    }
-
-    /// The body `id`, mutably.
-    pub fn body_mut(&mut self, id: BodyId) -> &mut Body {
-        match id {
-            BodyId::Environment => &mut self.env,
-            BodyId::Object => &mut self.obj,
-        }
-    }
-}
-
-/// System sets of a frame, in order.
-#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FrameSet {
-    /// Scene loading and switching.
-    Load,
-    /// Input turned into messages (presentation only).
-    Input,
-    /// Path playback, dragging, deformation and refit.
-    Motion,
-    /// The collision query.
-    Query,
-    /// What to draw: overlay boxes, highlights (presentation).
-    Present,
-    /// The frame's timing sample.
-    Record,
-}
 
 /// The logic of the app, without window or GPU: what headless tests run with `MinimalPlugins`.
 pub struct LogicPlugins {
@@ -146,6 +78,19 @@ pub struct LogicPlugins {
     pub assets: PathBuf,
     /// Scene to load at startup.
     pub initial: Option<SceneChoice>,
+    /// Also draw the curves and the overlay with gizmos (needs the render plugins).
+    pub draw: bool,
+}
+
+impl LogicPlugins {
+    /// The logic for headless use: nothing is drawn.
+    pub fn headless(assets: PathBuf, initial: Option<SceneChoice>) -> Self {
+        Self {
+            assets,
+            initial,
+            draw: false,
+        }
+    }
 }
 
 impl Plugin for LogicPlugins {
@@ -163,13 +108,17 @@ impl Plugin for LogicPlugins {
                 .chain(),
         );
         app.add_plugins((
-            loading::LoadingPlugin {
+            MetricsPlugin,
+            LoadingPlugin {
                 assets: self.assets.clone(),
                 initial: self.initial.clone(),
             },
-            motion::MotionPlugin,
-            query::QueryPlugin,
-            render::OverlayLogicPlugin,
+            MotionPlugin,
+            SimulatePlugin,
+            QueryPlugin,
+            ComparePlugin,
+            CurvesPlugin { draw: self.draw },
+            OverlayPlugin { draw: self.draw },
         ));
     }
 }
@@ -213,11 +162,9 @@ pub fn run(options: ViewOptions) -> AppExit {
                 .clone()
                 .unwrap_or(SceneChoice::Paper(crate::scenes::SceneId::Pipes)),
         ),
+        draw: true,
     })
-    .insert_resource(Playback {
-        start_step: options.start_step,
-        ..Playback::default()
-    })
+    .insert_resource(Playback::starting_at(options.start_step))
     .insert_resource(OverlaySettings {
         show: options.overlay_level.is_some(),
         level: options
@@ -225,9 +172,15 @@ pub fn run(options: ViewOptions) -> AppExit {
             .unwrap_or(OverlaySettings::default().level),
         ..OverlaySettings::default()
     })
-    .add_plugins((render::RenderPlugin, input::InputPlugin, ui::UiPlugin));
+    .add_plugins((
+        SceneViewPlugin,
+        HighlightPlugin,
+        CameraPlugin,
+        InputPlugin,
+        UiPlugin,
+    ));
     if let Some(path) = &options.screenshot {
-        app.add_plugins(capture::CapturePlugin {
+        app.add_plugins(CapturePlugin {
             path: path.clone(),
             frames: options.frames.max(1),
         });

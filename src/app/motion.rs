@@ -1,28 +1,41 @@
-//! Motion: playback of the scene's recorded path, dragging by messages, and the wobbling
-//! torus whose hierarchy is refitted every frame (van den Bergen 1998, §4).
+//! Motion: the three ways the object moves — playing the scene's recorded path, free dragging,
+//! or the live dynamics engine ([`super::simulate`]) — the drag messages, and the wobbling torus
+//! whose trees are refitted every frame (van den Bergen 1998, §4).
 
-use super::query::QuerySettings;
-use super::{BodyId, CollisionScene, FrameSet};
+use super::metrics::{FrameWork, Stage};
+use super::scene::{BodyId, CollisionScene, FrameSet};
 use crate::bv::BvKind;
 use crate::math::{Isometry, Point, UnitQuaternion, Vector};
 use bevy::prelude::*;
 use std::time::Instant;
 
-/// Playback of the motion path.
+/// How the object moves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MotionMode {
+    /// It follows the scene's recorded motion path.
+    #[default]
+    Path,
+    /// It stays where the user puts it (dragging an object that follows the path switches here).
+    Free,
+    /// The dynamics engine moves it: it falls, bounces and comes to rest; dragging throws it.
+    Simulate,
+}
+
+/// Playback of the motion path (and the clock of the simulation).
 #[derive(Resource, Clone, Debug)]
 pub struct Playback {
-    /// Whether the path advances every frame.
+    /// Whether time runs (the path advances, the simulation steps, the wobble moves).
     pub playing: bool,
-    /// Current step (pose index).
+    /// Current step of the path (pose index).
     pub step: usize,
-    /// Steps per frame (fractions accumulate).
+    /// Path steps per frame (fractions accumulate).
     pub speed: f32,
-    /// Whether the object follows the path (off: free dragging).
-    pub follow_path: bool,
+    /// How the object moves.
+    pub mode: MotionMode,
     /// Step the next loaded scene starts at (`obbtree view --step`); used once.
     pub start_step: usize,
-    pub(super) accumulated: f32,
-    pub(super) seen_generation: u64,
+    accumulated: f32,
+    seen_generation: u64,
 }
 
 impl Default for Playback {
@@ -31,7 +44,7 @@ impl Default for Playback {
             playing: true,
             step: 0,
             speed: 1.0,
-            follow_path: true,
+            mode: MotionMode::Path,
             start_step: 0,
             accumulated: 0.0,
             seen_generation: 0,
@@ -39,20 +52,32 @@ impl Default for Playback {
     }
 }
 
-/// Playback commands (keys P, O, R and the panel's buttons).
+impl Playback {
+    /// Playback whose next loaded scene starts at path step `step` (`obbtree view --step`).
+    pub fn starting_at(step: usize) -> Self {
+        Self {
+            start_step: step,
+            ..Self::default()
+        }
+    }
+}
+
+/// Playback commands (keys and the panel's buttons).
 #[derive(Message, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PlaybackCommand {
     /// Pause or resume (P).
     TogglePause,
-    /// One step forward, then pause (O).
+    /// One step forward, then pause (O): a path step, or one time step of the simulation.
     SingleStep,
-    /// Back to the path's first pose, following the path (R).
+    /// Back to the start (R): the path's first pose, or the simulation's start.
     Restart,
+    /// Switch how the object moves (M toggles path and simulate).
+    SetMode(MotionMode),
 }
 
 /// Move a body: translate by `translation` (world frame, metres) and turn by `rotation` (world
-/// frame) about the body's bounding-box centre. Dragging the object switches playback to free
-/// motion.
+/// frame) about the body's bounding-box centre. Dragging the object off its path switches to
+/// free motion; in simulate mode the simulation holds still while the body is held.
 #[derive(Message, Clone, Copy, Debug)]
 pub struct DragBody {
     /// Which body.
@@ -63,33 +88,71 @@ pub struct DragBody {
     pub rotation: UnitQuaternion,
 }
 
-/// Time of the last refit of the deforming object's tree, microseconds (0 when nothing
-/// deforms).
-#[derive(Resource, Clone, Copy, Debug, Default)]
-pub struct RefitTiming {
-    /// Refit time, µs.
-    pub micros: f64,
-    /// Which tree was refitted.
-    pub kind: Option<BvKind>,
+/// A body taken in hand or let go (mouse button down on it, then up): in simulate mode, letting
+/// the object go throws it with the drag's velocity.
+#[derive(Message, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grab {
+    /// The body is held from now on.
+    Take(BodyId),
+    /// The body is let go.
+    Release(BodyId),
 }
 
-pub(super) struct MotionPlugin;
+/// The tree kinds the frame needs current for the deforming object (refitted every frame): the
+/// query's, plus all three while the side-by-side comparison runs. Written by the plugins that
+/// query.
+#[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KindsInUse {
+    /// The per-frame query's tree type.
+    pub query: BvKind,
+    /// Whether all three are needed (the side-by-side comparison).
+    pub all: bool,
+}
+
+impl Default for KindsInUse {
+    fn default() -> Self {
+        Self {
+            query: BvKind::Obb,
+            all: false,
+        }
+    }
+}
+
+impl KindsInUse {
+    /// The kinds to keep current.
+    pub fn kinds(&self) -> Vec<BvKind> {
+        if self.all {
+            super::scene::KINDS.to_vec()
+        } else {
+            vec![self.query]
+        }
+    }
+}
+
+/// Plays the path, applies drags, and deforms the wobbling torus.
+pub struct MotionPlugin;
 
 impl Plugin for MotionPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<Playback>()
-            .init_resource::<RefitTiming>()
+            .init_resource::<KindsInUse>()
             .add_message::<PlaybackCommand>()
             .add_message::<DragBody>()
+            .add_message::<Grab>()
             .add_systems(
                 Update,
                 (advance_playback, apply_drags, deform_object)
                     .chain()
+                    .in_set(MotionSystems)
                     .in_set(FrameSet::Motion)
                     .run_if(resource_exists::<CollisionScene>),
             );
     }
 }
+
+/// The path, drag and deformation systems (the simulation runs after them).
+#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MotionSystems;
 
 fn advance_playback(
     mut commands: MessageReader<PlaybackCommand>,
@@ -97,15 +160,21 @@ fn advance_playback(
     mut scene: ResMut<CollisionScene>,
 ) {
     if playback.seen_generation != scene.generation {
-        let speed = playback.speed;
         let step = playback.start_step.min(scene.path.len().saturating_sub(1));
-        *playback = Playback {
+        let keep = Playback {
             seen_generation: scene.generation,
-            speed,
+            speed: playback.speed,
             step,
-            playing: !scene.path.is_empty(),
+            playing: true,
+            // A new scene starts on its path if it has one; simulate mode stays if it can run.
+            mode: match playback.mode {
+                MotionMode::Simulate if scene.deform.is_none() => MotionMode::Simulate,
+                _ if scene.path.is_empty() => MotionMode::Free,
+                _ => MotionMode::Path,
+            },
             ..Playback::default()
         };
+        *playback = keep;
     }
     let n = scene.path.len();
     let mut moved = false;
@@ -114,8 +183,8 @@ fn advance_playback(
             PlaybackCommand::TogglePause => playback.playing = !playback.playing,
             PlaybackCommand::SingleStep => {
                 playback.playing = false;
-                if n > 0 {
-                    playback.follow_path = true;
+                if n > 0 && playback.mode != MotionMode::Simulate {
+                    playback.mode = MotionMode::Path;
                     playback.step = (playback.step + 1) % n;
                     moved = true;
                 }
@@ -123,16 +192,25 @@ fn advance_playback(
             PlaybackCommand::Restart => {
                 playback.step = 0;
                 playback.accumulated = 0.0;
-                playback.follow_path = true;
+                if playback.mode == MotionMode::Free && n > 0 {
+                    playback.mode = MotionMode::Path;
+                }
                 moved = true;
                 scene.env.pose = Isometry::identity();
                 if let Some(d) = scene.deform.as_mut() {
                     d.time = 0.0;
                 }
             }
+            PlaybackCommand::SetMode(mode) => {
+                playback.mode = match mode {
+                    MotionMode::Path if n == 0 => MotionMode::Free,
+                    m => *m,
+                };
+                moved = true;
+            }
         }
     }
-    if n == 0 || !playback.follow_path {
+    if n == 0 || playback.mode != MotionMode::Path {
         return;
     }
     if playback.playing {
@@ -143,9 +221,10 @@ fn advance_playback(
             moved = true;
         }
     }
-    if moved || scene.obj.pose != scene.path[playback.step.min(n - 1)] {
-        let step = playback.step.min(n - 1);
-        scene.obj.pose = scene.env.pose * scene.path[step];
+    let step = playback.step.min(n - 1);
+    let want = scene.env.pose * scene.path[step];
+    if moved || scene.obj.pose != want {
+        scene.obj.pose = want;
     }
 }
 
@@ -155,11 +234,11 @@ fn apply_drags(
     mut playback: ResMut<Playback>,
 ) {
     for d in drags.read() {
-        if d.body == BodyId::Object {
-            playback.follow_path = false;
+        if d.body == BodyId::Object && playback.mode == MotionMode::Path {
+            playback.mode = MotionMode::Free;
         }
         let body = scene.body_mut(d.body);
-        let center = body.pose * body.obb.node_box(0).0;
+        let center = body.center();
         let turn = Isometry::rotation_wrt_point(d.rotation, center);
         body.pose = Isometry::translation(d.translation.x, d.translation.y, d.translation.z)
             * turn
@@ -189,13 +268,12 @@ pub fn wobble(rest: &[Point], time: f64) -> Vec<Point> {
 
 fn deform_object(
     mut scene: ResMut<CollisionScene>,
-    settings: Res<QuerySettings>,
+    kinds: Res<KindsInUse>,
     playback: Res<Playback>,
-    mut timing: ResMut<RefitTiming>,
+    mut work: ResMut<FrameWork>,
 ) {
     let scene = &mut *scene;
     let Some(deform) = scene.deform.as_mut() else {
-        *timing = RefitTiming::default();
         return;
     };
     if playback.playing {
@@ -203,15 +281,10 @@ fn deform_object(
     }
     let vertices = wobble(&deform.rest, deform.time);
     let t = Instant::now();
-    // Refit the tree the query uses (one reverse pass over its nodes).
-    let result = match settings.bv {
-        BvKind::Obb => scene.obj.obb.set_vertices(vertices),
-        BvKind::Aabb => scene.obj.aabb.set_vertices(vertices),
-        BvKind::Sphere => scene.obj.sphere.set_vertices(vertices),
-    };
-    deform.kind = settings.bv;
-    *timing = RefitTiming {
-        micros: t.elapsed().as_secs_f64() * 1e6,
-        kind: result.is_ok().then_some(settings.bv),
-    };
+    // Refit the trees the frame queries (one reverse pass over each one's nodes); the wobble's
+    // vertices are finite and in range, so this cannot fail.
+    if let Err(e) = scene.obj.trees.set_vertices(&kinds.kinds(), &vertices) {
+        warn!("refit failed: {e}");
+    }
+    work.add(Stage::Refit, t);
 }

@@ -1,15 +1,24 @@
-//! The per-frame collision query (a Bevy system) and the timing resource.
+//! The per-frame collision query (a Bevy system): the object against the environment with the
+//! chosen tree type and contact mode, from the root pair or from the last frame's separation
+//! list (Li & Chen §4); and the live terms of the paper's cost equation (1),
+//! `T = N_v · C_v + N_p · C_p`.
+//!
+//! C_p is measured directly: the triangle pairs the query tested are found again (a traced
+//! query records every overlapping volume pair; its leaf pairs are the N_p triangle tests) and
+//! those triangle tests alone are timed. C_v is what remains of the query's time per box test:
+//! `(T − N_p · C_p) / N_v`. That measurement is timed under its own stage
+//! ([`Stage::Costs`]), not as part of the query.
 
-use super::motion::RefitTiming;
-use super::render::{OverlaySettings, PresentTiming};
-use super::{CollisionScene, FrameSet};
+use super::metrics::{FrameWork, Stage};
+use super::motion::KindsInUse;
+use super::scene::{CollisionScene, FrameSet, KindVisitor, TreeKind, dispatch};
 use crate::bv::BvKind;
+use crate::math::{Isometry, Matrix3, Vector, transform_point};
 use crate::query::{
     CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy,
-    collide_incremental, collide_relative, collide_traced,
+    collide_incremental, collide_relative, collide_traced, triangles_intersect,
 };
 use bevy::prelude::*;
-use std::collections::VecDeque;
 use std::time::Instant;
 
 /// What the per-frame query runs.
@@ -23,6 +32,8 @@ pub struct QuerySettings {
     /// rebuild policy, instead of from the root pair (`None`, the default). Ignored while the
     /// overlay traces the overlapping volumes. The contacts are the same either way.
     pub separation: Option<SeparationPolicy>,
+    /// Measure C_v and C_p every frame (a second, traced query and the triangle tests again).
+    pub measure_costs: bool,
 }
 
 impl Default for QuerySettings {
@@ -31,18 +42,24 @@ impl Default for QuerySettings {
             bv: BvKind::Obb,
             mode: ContactMode::AllContacts,
             separation: None,
+            measure_costs: true,
         }
     }
 }
 
+/// A request, made before the query, to record the overlapping volume pairs of the query when
+/// it uses the tree type named (the overlay draws them).
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TraceRequest(pub Option<BvKind>);
+
 /// The separation list kept between frames for the (environment, object) pair, and what it
-/// was made for: (tree type, scene generation). Cleared when either changes.
+/// was made for: (tree type, scene generation, tree revision). Cleared when any changes.
 #[derive(Resource, Clone, Debug, Default)]
 pub struct SeparationCache {
     /// The list.
     pub list: SeparationList,
-    /// (tree type, scene generation) of the list.
-    pub key: Option<(BvKind, u64)>,
+    /// (tree type, scene generation, tree revision) of the list.
+    pub key: Option<(BvKind, u64, u64)>,
 }
 
 /// The last frame's query.
@@ -58,153 +75,204 @@ pub struct LastQuery {
     pub bv: Option<BvKind>,
     /// Wall time of the query, µs.
     pub micros: f64,
+    /// The object's pose in the environment's frame that was queried.
+    pub relative: Isometry,
+    /// The environment's world pose when queried.
+    pub env_pose: Isometry,
 }
 
-/// One frame's measurements.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct FrameSample {
-    /// Query time, µs.
-    pub query_us: f64,
-    /// Refit time of the deforming object, µs.
-    pub refit_us: f64,
-    /// Highlight update time, µs.
-    pub highlight_us: f64,
-    /// Overlay (box list and drawing) time, µs.
-    pub overlay_us: f64,
-    /// Box (volume) tests, N_v.
-    pub bv_tests: u64,
-    /// Triangle tests, N_p.
-    pub tri_tests: u64,
-    /// Contacts.
-    pub contacts: usize,
-    /// Frame time, ms.
-    pub frame_ms: f64,
-}
-
-/// The last [`Timings::CAPACITY`] frames' measurements, oldest first.
-#[derive(Resource, Clone, Debug, Default)]
-pub struct Timings {
-    /// The samples.
-    pub frames: VecDeque<FrameSample>,
-    /// Frames recorded since the app started.
-    pub total: u64,
-}
-
-impl Timings {
-    /// Frames kept for the rolling plot.
-    pub const CAPACITY: usize = 600;
-
-    /// The latest sample.
-    pub fn last(&self) -> Option<&FrameSample> {
-        self.frames.back()
-    }
-
-    /// Median and 95th percentile of `f` over the kept frames.
-    pub fn percentiles(&self, f: impl Fn(&FrameSample) -> f64) -> (f64, f64) {
-        let mut v: Vec<f64> = self.frames.iter().map(f).collect();
-        if v.is_empty() {
-            return (0.0, 0.0);
-        }
-        v.sort_by(f64::total_cmp);
-        let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
-        (at(0.5), at(0.95))
-    }
-}
-
-pub(super) struct QueryPlugin;
+/// Runs the query every frame once a scene is loaded.
+pub struct QueryPlugin;
 
 impl Plugin for QueryPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<QuerySettings>()
             .init_resource::<SeparationCache>()
             .init_resource::<LastQuery>()
-            .init_resource::<Timings>()
+            .init_resource::<TraceRequest>()
             .add_systems(
                 Update,
-                run_query
-                    .in_set(FrameSet::Query)
-                    .run_if(resource_exists::<CollisionScene>),
-            )
-            .add_systems(
-                Update,
-                record_timings
-                    .in_set(FrameSet::Record)
+                (
+                    (default_kind_for_scene, declare_kinds)
+                        .chain()
+                        .after(FrameSet::Load)
+                        .before(FrameSet::Motion),
+                    (run_query, measure_costs)
+                        .chain()
+                        .in_set(FrameSet::Query),
+                )
                     .run_if(resource_exists::<CollisionScene>),
             );
+    }
+}
+
+/// van den Bergen's deformable case: the wobbling torus starts with the AABB tree.
+fn default_kind_for_scene(
+    scene: Res<CollisionScene>,
+    mut seen: Local<u64>,
+    mut settings: ResMut<QuerySettings>,
+) {
+    if *seen != scene.generation {
+        *seen = scene.generation;
+        if scene.deform.is_some() {
+            settings.bv = BvKind::Aabb;
+        }
+    }
+}
+
+/// The query's tree type must hold the current vertices (the deforming object refits it).
+fn declare_kinds(settings: Res<QuerySettings>, mut kinds: ResMut<KindsInUse>) {
+    if kinds.query != settings.bv {
+        kinds.query = settings.bv;
+    }
+}
+
+struct Query<'a> {
+    scene: &'a CollisionScene,
+    rot: Matrix3,
+    pos: Vector,
+    options: QueryOptions,
+    trace: bool,
+    separation: Option<&'a mut SeparationList>,
+    last: &'a mut LastQuery,
+}
+
+impl KindVisitor for Query<'_> {
+    type Output = ();
+    fn visit<B: TreeKind>(self) {
+        let (a, b) = (self.scene.env.trees.get::<B>(), self.scene.obj.trees.get::<B>());
+        let last = self.last;
+        let (rot, pos, options) = (&self.rot, &self.pos, &self.options);
+        if self.trace {
+            collide_traced(a, b, rot, pos, options, &mut last.report, &mut last.overlapped);
+        } else if let Some(list) = self.separation {
+            collide_incremental(a, b, rot, pos, options, list, &mut last.report);
+        } else {
+            collide_relative(a, b, rot, pos, options, &mut last.report);
+        }
     }
 }
 
 fn run_query(
     scene: Res<CollisionScene>,
     settings: Res<QuerySettings>,
-    overlay: Res<OverlaySettings>,
+    trace: Res<TraceRequest>,
     mut cache: ResMut<SeparationCache>,
     mut last: ResMut<LastQuery>,
+    mut work: ResMut<FrameWork>,
 ) {
-    let rel = scene.env.pose.inv_mul(&scene.obj.pose);
-    let rot = rel.rotation.to_rotation_matrix().into_inner();
-    let pos = rel.translation.vector;
-    let options = QueryOptions {
-        mode: settings.mode,
-        ..QueryOptions::default()
-    };
-    let trace = overlay.show && overlay.only_overlapped && overlay.tree == settings.bv;
+    let rel = scene.relative_pose();
+    let trace = trace.0 == Some(settings.bv);
     let separation = settings.separation.filter(|_| !trace);
-    let key = Some((settings.bv, scene.generation));
+    let (generation, revision) = scene.trees_key();
+    let key = Some((settings.bv, generation, revision));
     if let Some(policy) = separation
         && (cache.key != key || cache.list.policy() != policy)
     {
         cache.list = SeparationList::new(policy);
         cache.key = key;
     }
-    let list = &mut cache.list;
-    let last = &mut *last;
-    let (report, pairs) = (&mut last.report, &mut last.overlapped);
     let t = Instant::now();
-    macro_rules! go {
-        ($a:expr, $b:expr) => {
-            if trace {
-                collide_traced($a, $b, &rot, &pos, &options, report, pairs)
-            } else if separation.is_some() {
-                collide_incremental($a, $b, &rot, &pos, &options, list, report)
-            } else {
-                collide_relative($a, $b, &rot, &pos, &options, report)
-            }
-        };
-    }
-    match settings.bv {
-        BvKind::Obb => go!(&scene.env.obb, &scene.obj.obb),
-        BvKind::Aabb => go!(&scene.env.aabb, &scene.obj.aabb),
-        BvKind::Sphere => go!(&scene.env.sphere, &scene.obj.sphere),
-    }
+    dispatch(
+        settings.bv,
+        Query {
+            scene: &scene,
+            rot: rel.rotation.to_rotation_matrix().into_inner(),
+            pos: rel.translation.vector,
+            options: QueryOptions {
+                mode: settings.mode,
+                ..QueryOptions::default()
+            },
+            trace,
+            separation: separation.map(|_| &mut cache.list),
+            last: &mut last,
+        },
+    );
+    work.add(Stage::Query, t);
     last.micros = t.elapsed().as_secs_f64() * 1e6;
     last.traced = trace;
     if !trace {
         last.overlapped.clear();
     }
     last.bv = Some(settings.bv);
+    last.relative = rel;
+    last.env_pose = scene.env.pose;
+    work.bv_tests = last.report.bv_tests;
+    work.tri_tests = last.report.tri_tests;
+    work.contacts = last.report.contacts.len();
 }
 
-fn record_timings(
-    last: Res<LastQuery>,
-    refit: Res<RefitTiming>,
-    present: Res<PresentTiming>,
-    time: Res<Time<Real>>,
-    mut timings: ResMut<Timings>,
-) {
-    let sample = FrameSample {
-        query_us: last.micros,
-        refit_us: refit.micros,
-        highlight_us: present.highlight_us,
-        overlay_us: present.overlay_us,
-        bv_tests: last.report.bv_tests,
-        tri_tests: last.report.tri_tests,
-        contacts: last.report.contacts.len(),
-        frame_ms: time.delta_secs_f64() * 1e3,
-    };
-    if timings.frames.len() == Timings::CAPACITY {
-        timings.frames.pop_front();
+/// Times the triangle tests the query made: C_p.
+struct TriangleCost<'a> {
+    scene: &'a CollisionScene,
+    last: &'a LastQuery,
+    options: QueryOptions,
+}
+
+impl KindVisitor for TriangleCost<'_> {
+    /// (seconds of the triangle tests, tests timed).
+    type Output = (f64, u64);
+    fn visit<B: TreeKind>(self) -> Self::Output {
+        let (a, b) = (self.scene.env.trees.get::<B>(), self.scene.obj.trees.get::<B>());
+        let rot = self.last.relative.rotation.to_rotation_matrix().into_inner();
+        let pos = self.last.relative.translation.vector;
+        let mut pairs = Vec::new();
+        if self.last.traced {
+            pairs.extend_from_slice(&self.last.overlapped);
+        } else {
+            let mut report = CollisionReport::default();
+            collide_traced(a, b, &rot, &pos, &self.options, &mut report, &mut pairs);
+        }
+        // The leaf pairs: each was one triangle test.
+        let leaves: Vec<(usize, usize)> = pairs
+            .iter()
+            .filter_map(|&(i, j)| {
+                let ta = a.nodes().get(i as usize)?.triangle()?;
+                let tb = b.nodes().get(j as usize)?.triangle()?;
+                Some((ta as usize, tb as usize))
+            })
+            .collect();
+        let (ma, mb) = (a.mesh(), b.mesh());
+        let t = Instant::now();
+        let mut hits = 0u64;
+        for &(i, j) in &leaves {
+            let tb = mb.triangle(j).map(|p| transform_point(&rot, &pos, &p));
+            hits += u64::from(triangles_intersect(&ma.triangle(i), &tb));
+        }
+        let secs = t.elapsed().as_secs_f64();
+        // Keep `hits` alive so the tests are not optimised away.
+        std::hint::black_box(hits);
+        (secs, leaves.len() as u64)
     }
-    timings.frames.push_back(sample);
-    timings.total += 1;
+}
+
+fn measure_costs(
+    scene: Res<CollisionScene>,
+    settings: Res<QuerySettings>,
+    last: Res<LastQuery>,
+    mut work: ResMut<FrameWork>,
+) {
+    if !settings.measure_costs || settings.separation.is_some() || last.report.bv_tests == 0 {
+        return;
+    }
+    let t = Instant::now();
+    let options = QueryOptions {
+        mode: settings.mode,
+        ..QueryOptions::default()
+    };
+    let (secs, tested) = dispatch(
+        settings.bv,
+        TriangleCost {
+            scene: &scene,
+            last: &last,
+            options,
+        },
+    );
+    let n_p = last.report.tri_tests;
+    let c_p = (tested > 0 && tested == n_p).then(|| secs * 1e9 / tested as f64);
+    let query_ns = last.micros * 1e3;
+    let c_v = (query_ns - c_p.unwrap_or(0.0) * n_p as f64) / last.report.bv_tests as f64;
+    work.c_p_ns = c_p;
+    work.c_v_ns = (n_p == 0 || c_p.is_some()).then_some(c_v.max(0.0));
+    work.add(Stage::Costs, t);
 }

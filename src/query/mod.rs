@@ -1,12 +1,14 @@
 //! Interference queries between two hierarchies: the separating axis test (§5), the exact
 //! triangle–triangle test, the traversal and its counts (Gottschalk et al. 1996, eq. (1)).
 
+pub mod intersection;
 mod predicates;
 pub mod sat;
 mod separation;
 mod traverse;
 mod tri_tri;
 
+pub use intersection::{Intersection, triangle_intersection};
 pub use predicates::{orient2d, orient3d};
 pub use separation::{SeparationList, SeparationPolicy, collide_incremental};
 pub use traverse::{

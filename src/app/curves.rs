@@ -1,0 +1,200 @@
+//! The intersection curve: for every contacting triangle pair of the frame's query, the exact
+//! piece where the two triangles cross ([`crate::query::triangle_intersection`]: a segment, a
+//! point, or a polygon for coplanar pairs), in the world frame; drawn as thick lines over
+//! everything, as three-mesh-bvh's edge-intersection demo draws them, so contacts inside other
+//! geometry (the pipes) stay visible.
+//!
+//! The pieces ([`ContactCurves`]) are logic, computed without a GPU; with
+//! [`CurvesPlugin::draw`] the plugin also draws them with their own gizmo group
+//! ([`CurveGizmos`]: drawn in front of all geometry, [`CURVE_WIDTH`] pixels wide).
+
+use super::metrics::{FrameWork, Stage};
+use super::query::LastQuery;
+use super::scene::{CollisionScene, FrameSet};
+use crate::math::{Point, transform_point};
+use crate::query::{Intersection, triangle_intersection};
+use bevy::prelude::*;
+use std::time::Instant;
+
+/// The curve's colour: unlit, untonemapped, so exactly this sRGB value on screen (R 0, G 255,
+/// B 90), a green no mesh of the scenes is lit to.
+pub const CURVE: Color = Color::srgb(0.0, 1.0, 90.0 / 255.0);
+
+/// Width of the curve's lines, logical pixels.
+pub const CURVE_WIDTH: f32 = 5.0;
+
+/// Pieces shorter than this on screen, pixels, get a ring around them so they can be found.
+pub const MARK_BELOW_PX: f32 = 10.0;
+
+/// What the curves show.
+#[derive(Resource, Clone, Copy, Debug, PartialEq)]
+pub struct CurveSettings {
+    /// Compute and draw the curves.
+    pub show: bool,
+    /// Contact pairs intersected per frame at most (the rest are counted, not drawn).
+    pub max_pairs: usize,
+}
+
+impl Default for CurveSettings {
+    fn default() -> Self {
+        Self {
+            show: true,
+            max_pairs: 20_000,
+        }
+    }
+}
+
+/// The frame's intersection curve, world frame (double precision).
+#[derive(Resource, Clone, Debug, Default)]
+pub struct ContactCurves {
+    /// Segments: the crossing of two triangles, and the edges of coplanar overlaps.
+    pub segments: Vec<(Point, Point)>,
+    /// Touching points (a pair meeting in one point).
+    pub points: Vec<Point>,
+    /// Coplanar overlaps (polygons) among the pairs.
+    pub polygons: usize,
+    /// Contact pairs intersected.
+    pub pairs: usize,
+    /// Whether [`CurveSettings::max_pairs`] cut the list.
+    pub capped: bool,
+}
+
+impl ContactCurves {
+    /// Total length of the segments (world units); polygon edges count.
+    pub fn length(&self) -> f64 {
+        self.segments.iter().map(|(a, b)| (b - a).norm()).sum()
+    }
+}
+
+/// Gizmos of the intersection curve: drawn over everything.
+#[derive(Default, Reflect, GizmoConfigGroup)]
+pub struct CurveGizmos;
+
+/// Computes the curve every frame, and draws it when `draw` is set.
+pub struct CurvesPlugin {
+    /// Draw with gizmos (needs the render plugins; off in headless tests).
+    pub draw: bool,
+}
+
+impl Plugin for CurvesPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<CurveSettings>()
+            .init_resource::<ContactCurves>()
+            .add_systems(
+                Update,
+                compute_curves
+                    .in_set(FrameSet::Present)
+                    .run_if(resource_exists::<CollisionScene>),
+            );
+        if self.draw {
+            app.init_gizmo_group::<CurveGizmos>()
+                .add_systems(Startup, configure_gizmos)
+                .add_systems(
+                    Update,
+                    draw_curves
+                        .in_set(FrameSet::Present)
+                        .after(compute_curves)
+                        .run_if(resource_exists::<CollisionScene>),
+                );
+        }
+    }
+}
+
+fn configure_gizmos(mut store: ResMut<GizmoConfigStore>) {
+    let (config, _) = store.config_mut::<CurveGizmos>();
+    config.depth_bias = -1.0;
+    config.line.width = CURVE_WIDTH;
+}
+
+fn compute_curves(
+    scene: Res<CollisionScene>,
+    settings: Res<CurveSettings>,
+    last: Res<LastQuery>,
+    mut out: ResMut<ContactCurves>,
+    mut work: ResMut<FrameWork>,
+) {
+    let t = Instant::now();
+    out.segments.clear();
+    out.points.clear();
+    out.polygons = 0;
+    out.pairs = 0;
+    out.capped = false;
+    if !settings.show {
+        return;
+    }
+    // The triangles exactly as the query tested them: B's corners placed in A's frame by the
+    // queried pose; then A's frame to the world.
+    let rot = last.relative.rotation.to_rotation_matrix().into_inner();
+    let pos = last.relative.translation.vector;
+    let (ma, mb) = (scene.env.mesh(), scene.obj.mesh());
+    let world = |p: &Point| last.env_pose * p;
+    let contacts = &last.report.contacts;
+    out.capped = contacts.len() > settings.max_pairs;
+    for &(ia, ib) in contacts.iter().take(settings.max_pairs) {
+        let (ia, ib) = (ia as usize, ib as usize);
+        if ia >= ma.triangle_count() || ib >= mb.triangle_count() {
+            continue;
+        }
+        let ta = ma.triangle(ia);
+        let tb = mb.triangle(ib).map(|p| transform_point(&rot, &pos, &p));
+        out.pairs += 1;
+        match triangle_intersection(&ta, &tb) {
+            Intersection::Empty => {}
+            Intersection::Point(p) => out.points.push(world(&p)),
+            Intersection::Segment(a, b) => out.segments.push((world(&a), world(&b))),
+            polygon @ Intersection::Polygon(_) => {
+                out.polygons += 1;
+                for (a, b) in polygon.edges() {
+                    out.segments.push((world(&a), world(&b)));
+                }
+            }
+        }
+    }
+    work.add(Stage::Curves, t);
+}
+
+fn v3(p: &Point) -> Vec3 {
+    Vec3::new(p.x as f32, p.y as f32, p.z as f32)
+}
+
+fn draw_curves(
+    curves: Res<ContactCurves>,
+    camera: Query<(&Camera, &GlobalTransform, &Projection), With<Camera3d>>,
+    mut gizmos: Gizmos<CurveGizmos>,
+    mut work: ResMut<FrameWork>,
+) {
+    let t = Instant::now();
+    // Metres per pixel at a point: for rings of constant size on screen.
+    let per_pixel = camera.iter().next().map(|(cam, transform, projection)| {
+        let fov = match projection {
+            Projection::Perspective(p) => p.fov,
+            _ => std::f32::consts::FRAC_PI_4,
+        };
+        let height = cam
+            .logical_viewport_size()
+            .map_or(720.0, |s| s.y.max(1.0));
+        let origin = transform.translation();
+        let rotation = transform.rotation();
+        (origin, rotation, 2.0 * (fov * 0.5).tan() / height)
+    });
+    let ring = |gizmos: &mut Gizmos<CurveGizmos>, at: Vec3| {
+        if let Some((origin, rotation, k)) = per_pixel {
+            let r = (at - origin).length() * k * 7.0;
+            gizmos.circle(Isometry3d::new(at, rotation), r, CURVE);
+        }
+    };
+    for (a, b) in &curves.segments {
+        let (a, b) = (v3(a), v3(b));
+        gizmos.line(a, b, CURVE);
+        if let Some((origin, _, k)) = per_pixel {
+            let px = (b - a).length() / (((a + b) * 0.5 - origin).length() * k).max(1e-12);
+            if px < MARK_BELOW_PX {
+                ring(&mut gizmos, (a + b) * 0.5);
+            }
+        }
+    }
+    for p in &curves.points {
+        ring(&mut gizmos, v3(p));
+    }
+    work.add(Stage::Curves, t);
+}

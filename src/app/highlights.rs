@@ -1,0 +1,139 @@
+//! The contact highlights: the contacting triangles of each body filled in red, as a second
+//! mesh per body that follows the body's pose and is rebuilt when the set of contacting
+//! triangles (or the body's shape) changes. Presentation only.
+
+use super::metrics::{FrameWork, Stage};
+use super::query::LastQuery;
+use super::scene::{BodyId, CollisionScene, FrameSet};
+use super::scene_view::{body_transform, flat_mesh};
+use bevy::prelude::*;
+use std::time::Instant;
+
+/// The colour of contacting triangles (unlit, no tonemapping: exactly this sRGB colour on
+/// screen).
+pub const HIGHLIGHT: Color = Color::srgb(1.0, 0.08, 0.08);
+
+/// Whether the contacting triangles are lit.
+#[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HighlightSettings {
+    /// Fill the contacting triangles.
+    pub show: bool,
+}
+
+impl Default for HighlightSettings {
+    fn default() -> Self {
+        Self { show: true }
+    }
+}
+
+/// A body's highlight mesh.
+#[derive(Component)]
+struct HighlightMesh {
+    body: BodyId,
+    handle: Handle<Mesh>,
+    shown: Vec<u32>,
+    version: u64,
+    /// How far the highlight triangles are lifted along their normals (against z-fighting).
+    lift: f32,
+}
+
+#[derive(Resource, Default)]
+struct Spawned(u64);
+
+/// Spawns, moves and refills the highlight meshes.
+pub struct HighlightPlugin;
+
+impl Plugin for HighlightPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<HighlightSettings>()
+            .init_resource::<Spawned>()
+            .add_systems(
+                Update,
+                (spawn_highlights, update_highlights)
+                    .chain()
+                    .in_set(FrameSet::Present)
+                    .run_if(resource_exists::<CollisionScene>),
+            );
+    }
+}
+
+fn spawn_highlights(
+    mut commands: Commands,
+    scene: Res<CollisionScene>,
+    mut spawned: ResMut<Spawned>,
+    old: Query<Entity, With<HighlightMesh>>,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+) {
+    if spawned.0 == scene.generation {
+        return;
+    }
+    spawned.0 = scene.generation;
+    for e in &old {
+        commands.entity(e).despawn();
+    }
+    let material = materials.add(StandardMaterial {
+        base_color: HIGHLIGHT,
+        unlit: true,
+        double_sided: true,
+        cull_mode: None,
+        depth_bias: 50.0,
+        ..default()
+    });
+    for id in [BodyId::Environment, BodyId::Object] {
+        let body = scene.body(id);
+        let lift = body.radius() as f32 * 2e-4;
+        let handle = meshes.add(flat_mesh(body.mesh(), std::iter::empty(), lift, None));
+        commands.spawn((
+            HighlightMesh {
+                body: id,
+                handle: handle.clone(),
+                shown: Vec::new(),
+                version: body.trees.vertex_version,
+                lift,
+            },
+            Mesh3d(handle),
+            MeshMaterial3d(material.clone()),
+            body_transform(&body.pose),
+        ));
+    }
+}
+
+fn update_highlights(
+    scene: Res<CollisionScene>,
+    last: Res<LastQuery>,
+    settings: Res<HighlightSettings>,
+    mut highlights: Query<(&mut HighlightMesh, &mut Transform)>,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut work: ResMut<FrameWork>,
+) {
+    let t = Instant::now();
+    for (mut h, mut transform) in &mut highlights {
+        let body = scene.body(h.body);
+        let want = body_transform(&body.pose);
+        if *transform != want {
+            *transform = want;
+        }
+        let mut tris: Vec<u32> = if settings.show {
+            last.report
+                .contacts
+                .iter()
+                .map(|&(a, b)| if h.body == BodyId::Environment { a } else { b })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        tris.sort_unstable();
+        tris.dedup();
+        let version = body.trees.vertex_version;
+        if tris == h.shown && version == h.version {
+            continue;
+        }
+        if let Some(mut m) = meshes.get_mut(&h.handle) {
+            *m = flat_mesh(body.mesh(), tris.iter().copied(), h.lift, None);
+        }
+        h.shown = tris;
+        h.version = version;
+    }
+    work.add(Stage::Highlight, t);
+}
