@@ -1,5 +1,6 @@
-//! The `collide` command's output contract (DESIGN.md): one JSON object per pose, then a
+//! The `collide` command's output contract (README, `obbtree collide`): one JSON object per pose, then a
 //! summary, agreeing with the library.
+#![cfg(feature = "cli")]
 
 mod common;
 use common::*;

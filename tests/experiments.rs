@@ -1,6 +1,7 @@
 //! Each experiment in `--quick` mode: its files are written and readable, and the papers'
 //! qualitative claims hold on the data it wrote (read back from the CSV files, not from the
 //! claims the experiment computed itself).
+#![cfg(feature = "paper")]
 
 use obbtree::experiments::{self, Experiment, Settings};
 use std::path::{Path, PathBuf};
@@ -273,6 +274,7 @@ fn paper_tables_obb_needs_fewer_box_tests() {
     assert_plot(&out, "paper-tables");
 }
 
+#[cfg(feature = "cli")]
 #[test]
 fn unknown_experiment_is_an_error() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_obbtree"))

@@ -1,6 +1,7 @@
 //! The committed scenes and paths (issue: scenes, motion paths, Table 3): generators are
 //! deterministic and match the committed files, counts are the paper's, paths are continuous and
 //! really exercise contacts, OBB/AABB/sphere trees agree along them, bad assets are named.
+#![cfg(feature = "paper")]
 
 use obbtree::bv::{Aabb, Obb, Sphere};
 use obbtree::scenes::{self, SceneError, SceneId, SceneSpec, bench};
@@ -178,6 +179,7 @@ fn obb_aabb_and_sphere_trees_agree_along_the_paths() {
     }
 }
 
+#[cfg(feature = "cli")]
 #[test]
 fn bench_json_has_every_field() {
     let exe = env!("CARGO_BIN_EXE_obbtree");

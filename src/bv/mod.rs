@@ -15,6 +15,7 @@
 mod aabb;
 mod fit;
 pub mod obb;
+pub mod sat;
 mod sphere;
 
 pub use aabb::Aabb;
@@ -26,8 +27,13 @@ use crate::math::{Matrix3, Point, Real, Vector};
 use crate::mesh::TriMesh;
 
 /// The three kinds of bounding volume.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum BvKind {
     /// Oriented bounding box (Gottschalk et al. 1996).
     Obb,
@@ -55,8 +61,12 @@ impl std::fmt::Display for BvKind {
 }
 
 /// Which separating axis test the box volumes use (van den Bergen 1998, §3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
 pub enum SatMode {
     /// All 15 axes of Gottschalk et al. 1996, §5: exact for boxes.
     #[default]

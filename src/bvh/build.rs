@@ -6,8 +6,13 @@ use crate::math::{Point, Real, Vector};
 use crate::mesh::TriMesh;
 
 /// Where a group is cut along the chosen axis.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case")
+)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum SplitRule {
     /// At the mean of the group's vertices; triangles go by their centroid (Gottschalk et al.
     /// 1996, §4, RAPID's rule). The default.

@@ -383,6 +383,8 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
 /// if the test passes, the traversal reads those children next. A hint only; never faults.
 #[inline(always)]
 fn prefetch_children<B>(nodes: &[Node<B>], i: usize) {
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (nodes, i);
     #[cfg(target_arch = "x86_64")]
     if let Some((c, _)) = nodes[i].children() {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};

@@ -560,7 +560,7 @@ pub type Progress<'a> = &'a mut dyn FnMut(&str, usize, usize);
 
 /// Writes every scene's models and motion path, and the manifest, under `out`.
 ///
-/// For each scene: the generators' OBJ text is written, loaded back through tobj (so the
+/// For each scene: the generators' OBJ text is written, loaded back through the OBJ loader (so the
 /// simulation sees the rounded coordinates of the files), OBB trees are built, and the dynamics
 /// engine records the path from the scene's start pose (moved along its escape direction
 /// until it does not collide).
