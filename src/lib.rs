@@ -68,7 +68,9 @@ pub mod scenes;
 
 /// The names most programs need.
 pub mod prelude {
-    pub use crate::bv::{Aabb, BoundingVolume, BvKind, Obb, OverlapOptions, SatMode, Sphere};
+    pub use crate::bv::{
+        Aabb, BoundingVolume, BvKind, Obb, ObbFit, OverlapOptions, SatMode, Sphere,
+    };
     pub use crate::bvh::{BuildOptions, Bvh, ObbTree, SplitRule};
     pub use crate::math::{Isometry, Matrix3, Point, Real, Vector};
     pub use crate::mesh::{MeshError, TriMesh, load_obj};

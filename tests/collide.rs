@@ -42,27 +42,27 @@ fn check_all(
         &truth,
         "sphere"
     );
-    for split in [SplitRule::Median, SplitRule::BoxMidpoint] {
-        let o1 = Bvh::<Obb>::build(
-            ma.clone(),
-            &BuildOptions {
-                split,
-                parallel: false,
-            },
-        );
-        let o2 = Bvh::<Obb>::build(
-            mb.clone(),
-            &BuildOptions {
-                split,
-                parallel: false,
-            },
-        );
+    for (split, fit) in [
+        (SplitRule::Median, ObbFit::Smallest),
+        (SplitRule::BoxMidpoint, ObbFit::Smallest),
+        (SplitRule::Mean, ObbFit::Hull),
+        (SplitRule::Mean, ObbFit::Triangles),
+    ] {
+        let options = BuildOptions {
+            split,
+            fit,
+            parallel: false,
+        };
+        let o1 = Bvh::<Obb>::build(ma.clone(), &options);
+        let o2 = Bvh::<Obb>::build(mb.clone(), &options);
         o1.validate().unwrap();
+        o2.validate().unwrap();
         prop_assert_eq!(
             &contacts_relative(&o1, &o2, rot, pos).contacts,
             &truth,
-            "OBB {:?}",
-            split
+            "OBB {:?} {:?}",
+            split,
+            fit
         );
     }
     let lite = QueryOptions {

@@ -4,7 +4,9 @@ use super::fit::{
     covariance_of_hull, covariance_of_points, covariance_of_triangles, principal_axes,
 };
 use super::sat;
-use super::{BoundingVolume, BvKind, Fitted, Group, OverlapOptions, SatMode, store_box, v3};
+use super::{
+    BoundingVolume, BvKind, Fitted, Group, ObbFit, OverlapOptions, SatMode, store_box, v3,
+};
 use crate::math::{Matrix3, Point, Real, Vector};
 
 /// An oriented bounding box, stored in single precision (60 bytes; a tree node is one 64-byte
@@ -39,8 +41,8 @@ impl Obb {
     /// area-weighted covariance of the hull's surface, eigenvectors as axes, extents from all
     /// points. Falls back (§7.1) to the covariance of the triangles when the hull is flat,
     /// and to that of the points when the triangles have no area.
-    pub fn fit_points(points: &[Point], triangles: &[[Point; 3]]) -> Obb {
-        let axes = fit_axes(points, || triangles.iter().copied());
+    pub fn fit_points(points: &[Point], triangles: &[[Point; 3]], fit: ObbFit) -> Obb {
+        let axes = fit_axes(points, || triangles.iter().copied(), fit);
         Self::with_axes(&axes, points.iter().copied())
     }
 
@@ -100,10 +102,13 @@ impl Obb {
     }
 }
 
-/// The orientation of §4 for a group: hull covariance, or the fallbacks.
+/// The orientation of a group's box ([`ObbFit`]): the hull covariance of §4 (with its
+/// fallbacks), and for [`ObbFit::Smallest`] also the triangles' covariance and the frame's own
+/// axes, keeping the smallest box.
 fn fit_axes<I: Iterator<Item = [Point; 3]>>(
     points: &[Point],
     triangles: impl Fn() -> I,
+    fit: ObbFit,
 ) -> [Vector; 3] {
     if points.is_empty() {
         return [Vector::x(), Vector::y(), Vector::z()];
@@ -113,10 +118,49 @@ fn fit_axes<I: Iterator<Item = [Point; 3]>>(
     let k = unit_scale(points.iter());
     let points: Vec<Point> = points.iter().map(|p| p * k).collect();
     let origin = points[0];
-    let cov = hull_covariance(&points, &origin)
-        .or_else(|| covariance_of_triangles(&origin, triangles().map(|t| t.map(|p| p * k))))
-        .unwrap_or_else(|| covariance_of_points(&points));
-    principal_axes(&cov)
+    let of_triangles = || covariance_of_triangles(&origin, triangles().map(|t| t.map(|p| p * k)));
+    let hull = || {
+        principal_axes(
+            &hull_covariance(&points, &origin)
+                .or_else(of_triangles)
+                .unwrap_or_else(|| covariance_of_points(&points)),
+        )
+    };
+    match fit {
+        ObbFit::Hull => hull(),
+        ObbFit::Triangles => {
+            principal_axes(&of_triangles().unwrap_or_else(|| covariance_of_points(&points)))
+        }
+        ObbFit::Smallest => {
+            let mut best = (hull(), Real::INFINITY);
+            best.1 = surface(&best.0, &points);
+            let others = [
+                of_triangles().map(|c| principal_axes(&c)),
+                Some([Vector::x(), Vector::y(), Vector::z()]),
+            ];
+            for axes in others.into_iter().flatten() {
+                let area = surface(&axes, &points);
+                if area < best.1 {
+                    best = (axes, area);
+                }
+            }
+            best.0
+        }
+    }
+}
+
+/// The surface area (up to a factor 2) of the box with `axes` around `points`.
+fn surface(axes: &[Vector; 3], points: &[Point]) -> Real {
+    let e = axes.map(|a| {
+        let (lo, hi) = points
+            .iter()
+            .fold((Real::INFINITY, Real::NEG_INFINITY), |(lo, hi), p| {
+                let d = a.dot(&p.coords);
+                (lo.min(d), hi.max(d))
+            });
+        hi - lo
+    });
+    e[0] * e[1] + e[1] * e[2] + e[2] * e[0]
 }
 
 /// A power of two that brings the largest coordinate magnitude of `points` to [1, 2) (exact
@@ -261,10 +305,12 @@ impl BoundingVolume for Obb {
         let points: Vec<Point> = group.points().collect();
         let axes = match group.triangles {
             [t] => triangle_axes(&group.triangle(*t))
-                .unwrap_or_else(|| fit_axes(&points, std::iter::empty)),
-            _ => fit_axes(&points, || {
-                group.triangles.iter().map(|&t| group.triangle(t))
-            }),
+                .unwrap_or_else(|| fit_axes(&points, std::iter::empty, group.fit)),
+            _ => fit_axes(
+                &points,
+                || group.triangles.iter().map(|&t| group.triangle(t)),
+                group.fit,
+            ),
         };
         let bv = Obb::with_axes(&axes, points.iter().copied());
         let mut split_axes = bv.axes().map(|a| a.normalize());

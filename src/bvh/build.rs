@@ -1,7 +1,7 @@
 //! Top-down construction (Gottschalk et al. 1996, §4; van den Bergen 1998, §2).
 
 use super::{LEAF, Node};
-use crate::bv::{BoundingVolume, Fitted, Group};
+use crate::bv::{BoundingVolume, Fitted, Group, ObbFit};
 use crate::math::{Point, Real, Vector};
 use crate::mesh::TriMesh;
 
@@ -30,6 +30,8 @@ pub enum SplitRule {
 pub struct BuildOptions {
     /// The split rule.
     pub split: SplitRule,
+    /// How OBBs are oriented.
+    pub fit: ObbFit,
     /// Build large subtrees on several threads (rayon). The tree is the same either way.
     pub parallel: bool,
 }
@@ -38,6 +40,7 @@ impl Default for BuildOptions {
     fn default() -> Self {
         Self {
             split: SplitRule::Mean,
+            fit: ObbFit::default(),
             parallel: true,
         }
     }
@@ -141,6 +144,7 @@ fn build_rec<B: BoundingVolume>(
     let fitted = B::fit(&Group {
         mesh,
         origin: frame.origin,
+        fit: options.fit,
         triangles: tris,
         vertices: &scratch.vertices,
     });

@@ -35,6 +35,10 @@ pub struct Args {
     /// Split rule of the hierarchy builder.
     #[arg(long, value_enum, default_value = "mean")]
     pub split: SplitRule,
+    /// How OBBs are oriented: smallest (of the §4 hull fit, the triangles' fit and the model
+    /// axes), hull (§4 alone) or triangles (RAPID's).
+    #[arg(long, value_enum, default_value = "smallest")]
+    pub fit: ObbFit,
 }
 
 /// Runs `obbtree collide`.
@@ -47,6 +51,7 @@ pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let poses = read_poses(&args.poses)?;
     let build = BuildOptions {
         split: args.split,
+        fit: args.fit,
         ..BuildOptions::default()
     };
     let options = QueryOptions {
