@@ -206,6 +206,7 @@ fn random_placements_aabb_needs_more_box_tests_and_refit_beats_rebuild() {
 
 #[derive(serde::Deserialize)]
 struct SeparationRow {
+    model: String,
     rotation_deg: f64,
     run: usize,
     bv: String,
@@ -217,11 +218,13 @@ struct SeparationRow {
 fn separation_list_deferred_saves_tests_on_coherent_motion() {
     let out = run(Experiment::SeparationList);
     let r: Vec<SeparationRow> = rows(&out.join("separation-list.csv"));
-    // The coherent motion is the 1° one.
+    // The coherent motion is spot's 1° one.
     for bv in ["sphere", "obb", "aabb"] {
         let total = |policy: &str| {
             r.iter()
-                .filter(|x| x.rotation_deg == 1.0 && x.bv == bv && x.policy == policy)
+                .filter(|x| {
+                    x.model == "spot" && x.rotation_deg == 1.0 && x.bv == bv && x.policy == policy
+                })
                 .map(|x| x.bv_tests)
                 .sum::<u64>()
         };
@@ -235,10 +238,27 @@ fn separation_list_deferred_saves_tests_on_coherent_motion() {
     let runs = r.iter().map(|x| x.run).max().unwrap();
     assert_eq!(
         r.len(),
-        2 * runs * 3 * 3,
-        "2 rotations × runs × 3 trees × 3 policies"
+        3 * runs * 3 * 3,
+        "3 settings (spot 5°, spot 1°, bunny-500 5°) × runs × 3 trees × 3 policies"
     );
+    for (model, deg) in [("spot", 5.0), ("spot", 1.0), ("bunny-500", 5.0)] {
+        assert_eq!(
+            r.iter()
+                .filter(|x| x.model == model && x.rotation_deg == deg)
+                .count(),
+            runs * 9,
+            "{model} at {deg}°"
+        );
+    }
     assert_plot(&out, "separation-list-sphere-1deg");
+    assert_plot(&out, "separation-list-sphere-bunny-500-5deg");
+    // The summary says whether Li & Chen's claim holds at their own setting.
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("At the paper's setting: nine 500-polygon bunnies, 5° steps")
+            && summary.contains("Li & Chen's claim"),
+        "{summary}"
+    );
 }
 
 #[derive(serde::Deserialize)]
@@ -410,7 +430,7 @@ fn bunny_500_is_the_decimated_stanford_bunny() {
     assert!((480..=500).contains(&n), "{n} triangles");
     // The decimated bunny still spans the source's bounding box (to 5% of its diagonal).
     let source = obbtree::mesh::load_obj(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/stanford-bunny.obj"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/stanford-bunny.obj"),
     )
     .unwrap();
     let ((lo, hi), (slo, shi)) = (mesh.bounds(), source.bounds());
