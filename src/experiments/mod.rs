@@ -32,7 +32,10 @@ mod tables;
 pub use placements::{CubeSide, PlacementRow, PlacementsResult, TimingRow};
 pub use proximity::{Fit, ProximityPoint, ProximityResult};
 pub use report::Report;
-pub use separation::{SeparationResult, SeparationRow, SeparationSetting};
+pub use separation::{
+    SETTINGS as SEPARATION_SETTINGS, SeparationResult, SeparationRow, SeparationSetting,
+    SettingModel,
+};
 pub use tables::{SceneTable, TablesResult};
 
 use crate::mesh::MeshError;
@@ -208,9 +211,7 @@ impl Outcome {
             Outcome::Tables(r) => &r.claims,
         }
     }
-}
 
-impl Outcome {
     /// The report of this result: its CSV files, plots and summary, ready to write.
     ///
     /// # Errors

@@ -1,7 +1,7 @@
 //! Table 3 of Gottschalk et al. 1996 (§7.2), reproduced: build both hierarchies of a scene,
 //! replay its motion path with the all-contacts query, and report the paper's row beside ours.
 //!
-//! This module is the one home of Table 3: [`bench`] measures a [`BenchRow`] (the JSON of
+//! This module is the one home of Table 3: [`bench()`] measures a [`BenchRow`] (the JSON of
 //! `obbtree bench --json`); [`Table3Row`] puts a measured row and the paper's in the same shape
 //! (the CSV rows of `obbtree experiment paper-tables`); [`TABLE3_LINES`] are the table's lines,
 //! in the paper's order, printed down the page by [`format_table`] (`obbtree bench`) and across
