@@ -127,3 +127,40 @@ fn table_without_json() {
     assert_eq!(lines.len(), 3 + 5 + 1);
     assert!(lines[8].starts_with("summary: 5 poses"));
 }
+
+/// `--threads 2` gives every pose's line as one thread does (times aside), in pose order.
+#[test]
+fn threads_give_the_same_lines() {
+    let poses = poses_file(120);
+    let teapot = data("teapot.obj");
+    let lines = |threads: &str| -> Vec<serde_json::Value> {
+        run(&[
+            "collide",
+            teapot.to_str().unwrap(),
+            teapot.to_str().unwrap(),
+            "--poses",
+            poses.to_str().unwrap(),
+            "--json",
+            "--threads",
+            threads,
+        ])
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+            if let Some(o) = v.as_object_mut() {
+                o.remove("micros");
+            }
+            if let Some(s) = v.get_mut("summary").and_then(|s| s.as_object_mut()) {
+                for k in ["mean_micros", "median_micros", "build_ms"] {
+                    s.remove(k);
+                }
+            }
+            v
+        })
+        .collect()
+    };
+    let one = lines("1");
+    assert_eq!(one.len(), 121);
+    assert!(one.iter().any(|v| v["colliding"] == true));
+    assert_eq!(lines("2"), one);
+}

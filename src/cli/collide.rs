@@ -35,6 +35,10 @@ pub struct Args {
     /// Split rule of the hierarchy builder.
     #[arg(long, value_enum, default_value = "mean")]
     pub split: SplitRule,
+    /// Run the poses on this many threads (1: one after the other). Each query is still timed
+    /// alone, on its thread.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: u64,
     /// How OBBs are oriented: smallest (of the §4 hull fit, the triangles' fit and the model
     /// axes), hull (§4 alone) or triangles (RAPID's).
     #[arg(long, value_enum, default_value = "smallest")]
@@ -123,10 +127,9 @@ fn run_with<B: BoundingVolume>(
             "pose", "line", "colliding", "contacts", "box tests", "tri tests", "µs"
         )?;
     }
-    let mut report = CollisionReport::default();
-    let mut micros = Vec::with_capacity(poses.len());
-    let (mut colliding, mut contacts, mut bv_tests, mut tri_tests) = (0u64, 0u64, 0u64, 0u64);
-    for (i, pose) in poses.iter().enumerate() {
+    // Every pose's report and query time, in pose order: one after the other, or on
+    // `--threads` threads (each query timed on its own thread).
+    let query = |pose: &obbtree::pose::Pose, report: &mut CollisionReport| {
         let start = Instant::now();
         collide_into(
             &a,
@@ -134,9 +137,41 @@ fn run_with<B: BoundingVolume>(
             &b,
             &pose.pose_ab,
             options,
-            &mut report,
+            report,
         );
-        let us = start.elapsed().as_secs_f64() * 1e6;
+        start.elapsed().as_secs_f64() * 1e6
+    };
+    let results: Vec<(CollisionReport, f64)> = if args.threads > 1 {
+        use rayon::prelude::*;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(args.threads as usize)
+            .build()?;
+        pool.install(|| {
+            poses
+                .par_iter()
+                .map(|pose| {
+                    let mut report = CollisionReport::default();
+                    let us = query(pose, &mut report);
+                    bar.inc(1);
+                    (report, us)
+                })
+                .collect()
+        })
+    } else {
+        poses
+            .iter()
+            .map(|pose| {
+                let mut report = CollisionReport::default();
+                let us = query(pose, &mut report);
+                bar.inc(1);
+                (report, us)
+            })
+            .collect()
+    };
+    let mut micros = Vec::with_capacity(poses.len());
+    let (mut colliding, mut contacts, mut bv_tests, mut tri_tests) = (0u64, 0u64, 0u64, 0u64);
+    for (i, (pose, (report, us))) in poses.iter().zip(&results).enumerate() {
+        let us = *us;
         micros.push(us);
         colliding += report.colliding() as u64;
         contacts += report.contacts.len() as u64;
@@ -166,7 +201,6 @@ fn run_with<B: BoundingVolume>(
                 us
             )?;
         }
-        bar.inc(1);
     }
     bar.finish_and_clear();
     let mean = micros.iter().sum::<f64>() / micros.len() as f64;

@@ -9,7 +9,8 @@ mod tri_tri;
 pub use predicates::{orient2d, orient3d};
 pub use separation::{SeparationList, SeparationPolicy, collide_incremental};
 pub use traverse::{
-    collide, collide_into, collide_relative, collide_traced, collide_until, volume_query,
+    collide, collide_into, collide_parallel, collide_relative, collide_traced, collide_until,
+    volume_query,
 };
 pub use tri_tri::{has_area, triangles_intersect};
 
