@@ -164,3 +164,40 @@ fn threads_give_the_same_lines() {
     assert!(one.iter().any(|v| v["colliding"] == true));
     assert_eq!(lines("2"), one);
 }
+
+/// `--start deferred` on a coherent path (teapot_path) finds every pose's contacts as the
+/// top-down query does (fewer box tests is not promised: on this deep overlap the lists are
+/// large and cost ten times the tests).
+#[test]
+fn separation_list_start_gives_the_same_contacts() {
+    let teapot = data("teapot.obj");
+    let path = data("teapot_path.txt");
+    let lines = |start: &str| -> Vec<serde_json::Value> {
+        run(&[
+            "collide",
+            teapot.to_str().unwrap(),
+            teapot.to_str().unwrap(),
+            "--poses",
+            path.to_str().unwrap(),
+            "--json",
+            "--start",
+            start,
+        ])
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+    };
+    let (top, listed) = (lines("top-down"), lines("deferred"));
+    assert_eq!(top.len(), listed.len());
+    for (t, l) in top.iter().zip(&listed).take(top.len() - 1) {
+        assert_eq!(t["contacts"], l["contacts"], "pose {}", t["pose"]);
+    }
+    let tests =
+        |v: &[serde_json::Value]| v.last().unwrap()["summary"]["bv_tests"].as_u64().unwrap();
+    assert!(
+        tests(&listed) < tests(&top),
+        "{} vs {}",
+        tests(&listed),
+        tests(&top)
+    );
+}

@@ -16,6 +16,7 @@ use crate::math::{Matrix3, Vector};
 /// When a [`SeparationList`] is rebuilt from the root pair instead of updated from its last
 /// cut (Li & Chen §4.2–§4.4).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),

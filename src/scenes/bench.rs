@@ -11,7 +11,10 @@ use super::{PaperRow, Scene, SceneId, SceneSpec};
 use crate::bv::{BoundingVolume, BvKind};
 use crate::bvh::{BuildOptions, Bvh};
 use crate::math::{Isometry, median, timed};
-use crate::query::{CollisionReport, QueryOptions, collide_into};
+use crate::query::{
+    CollisionReport, QueryOptions, SeparationList, SeparationPolicy, collide_incremental,
+    collide_into,
+};
 use serde::Serialize;
 
 /// One row of Table 3, measured here. Times are wall-clock on this machine.
@@ -29,6 +32,9 @@ pub struct BenchRow {
     pub steps: usize,
     /// Every how many steps of the path a pose was replayed (1: all).
     pub every: usize,
+    /// Where each query started: from the root pair (`top-down`, the paper's) or from the
+    /// previous pose's separation list (`predicted`, `deferred`: Li & Chen §4).
+    pub start: SeparationPolicy,
     /// Contacts (intersecting triangle pairs) summed over the path.
     pub contacts: u64,
     /// Box (bounding volume) tests summed over the path, N_v.
@@ -54,11 +60,14 @@ pub struct BenchRow {
     pub paper: Option<PaperRow>,
 }
 
-/// Builds both `B` trees of `scene` and replays its path (every `every`-th pose; 1 for all);
-/// `progress` is called after each replayed pose.
+/// Builds both `B` trees of `scene` and replays its path (every `every`-th pose; 1 for all),
+/// each query from the root pair ([`SeparationPolicy::TopDown`], as the paper's Table 3) or from
+/// the previous pose's separation list (Li & Chen §4: the same contacts, fewer box tests on a
+/// coherent path); `progress` is called after each replayed pose.
 pub fn bench<B: BoundingVolume>(
     scene: &Scene,
     every: usize,
+    start: SeparationPolicy,
     progress: &mut dyn FnMut(usize),
 ) -> BenchRow {
     let every = every.max(1);
@@ -71,9 +80,18 @@ pub fn bench<B: BoundingVolume>(
     let mut times = Vec::with_capacity(scene.path.len());
     let (mut contacts, mut box_tests, mut tri_tests) = (0u64, 0u64, 0u64);
     let identity = Isometry::identity();
+    let mut list = SeparationList::new(start);
     for (i, pose) in scene.path.iter().step_by(every).enumerate() {
-        let ((), seconds) =
-            timed(|| collide_into(&a, &identity, &b, &pose.pose_ab, &options, &mut report));
+        let ((), seconds) = timed(|| match start {
+            SeparationPolicy::TopDown => {
+                collide_into(&a, &identity, &b, &pose.pose_ab, &options, &mut report)
+            }
+            _ => {
+                let rot = pose.pose_ab.rotation.to_rotation_matrix().into_inner();
+                let pos = pose.pose_ab.translation.vector;
+                collide_incremental(&a, &b, &rot, &pos, &options, &mut list, &mut report)
+            }
+        });
         times.push(seconds);
         contacts += report.contacts.len() as u64;
         box_tests += report.bv_tests;
@@ -91,6 +109,7 @@ pub fn bench<B: BoundingVolume>(
         object_triangles: b.mesh().triangle_count(),
         steps,
         every,
+        start,
         contacts,
         box_tests,
         tri_tests,
