@@ -37,7 +37,7 @@ pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     bar.finish_and_clear();
     for s in &manifest.scenes {
         println!(
-            "{}: environment {} ({} triangles), object {} ×{} ({} triangles), path {} ({} steps, {} contacts, {:.2} per step over the second half)",
+            "{}: environment {} ({} triangles), object {} ×{} ({} triangles), path {} ({} steps, {} contacts, {:.2} per step over the second half; {} queries, {:.2} per step)",
             s.scene.name(),
             s.environment.file,
             s.environment.triangles,
@@ -47,7 +47,9 @@ pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             s.path.file,
             s.path.steps,
             s.path.contacts,
-            s.path.mean_contacts_second_half
+            s.path.mean_contacts_second_half,
+            s.path.queries,
+            s.path.queries as f64 / s.path.steps as f64
         );
     }
     println!(
