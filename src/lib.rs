@@ -57,7 +57,8 @@
 pub mod app;
 pub mod bv;
 pub mod bvh;
-#[cfg(feature = "paper")]
+// The experiments write CSV and plot files: not on the web.
+#[cfg(all(feature = "paper", not(target_arch = "wasm32")))]
 pub mod experiments;
 pub mod math;
 pub mod mesh;

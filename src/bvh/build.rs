@@ -33,6 +33,7 @@ pub struct BuildOptions {
     /// How OBBs are oriented.
     pub fit: ObbFit,
     /// Build large subtrees on several threads (rayon). The tree is the same either way.
+    /// Default: on, except on wasm32 (no threads).
     pub parallel: bool,
 }
 
@@ -41,7 +42,8 @@ impl Default for BuildOptions {
         Self {
             split: SplitRule::Mean,
             fit: ObbFit::default(),
-            parallel: true,
+            // The web (wasm32) has no threads.
+            parallel: !cfg!(target_arch = "wasm32"),
         }
     }
 }
