@@ -8,24 +8,34 @@
 //! Data flows one way:
 //!
 //! ```text
-//! OBJ file (tobj) ──► TriMesh ──► Bvh<Obb | Aabb | Sphere>
+//! OBJ file ──► TriMesh ──► Bvh<Obb | Aabb | Sphere>
 //!   per pose: collide(&bvh_a, &pose_a, &bvh_b, &pose_b, &options) ──► CollisionReport
 //! ```
 //!
 //! * [`mesh`]: [`mesh::TriMesh`] (a polygon soup; degenerate triangles allowed, §7.1) and OBJ
 //!   loading with typed errors.
 //! * [`bv`]: [`bv::Obb`] fitted by the convex-hull covariance of §4, [`bv::Aabb`],
-//!   [`bv::Sphere`]; stored in single precision, rounded outward.
+//!   [`bv::Sphere`]; stored in single precision, rounded outward; the separating axis test (§5)
+//!   in [`bv::sat`].
 //! * [`bvh`]: flat-array hierarchies, top-down build (§4), refit (van den Bergen §4), validation.
-//! * [`query`]: the separating axis test (§5), an exact triangle–triangle test, the traversal
-//!   and the counts of the paper's cost equation (1), `T = N_v·C_v + N_p·C_p`.
+//! * [`query`]: an exact triangle–triangle test, the traversal and the counts of the paper's
+//!   cost equation (1), `T = N_v·C_v + N_p·C_p`.
 //! * [`query`] also holds the separation lists of Li & Chen (§4):
 //!   [`query::SeparationList`] and [`query::collide_incremental`].
-//! * [`experiments`]: the papers' experiments (`obbtree experiment`), with CSV, plots and
-//!   summaries.
 //! * [`pose`]: the pose files of the command line.
-//! * [`scenes`]: the paper's three scenes (§7.2) as generated assets, their motion paths from a
-//!   simple dynamics engine, and the Table 3 bench.
+//! * `experiments` (feature `paper`): the papers' experiments (`obbtree experiment`), with CSV,
+//!   plots and summaries.
+//! * `scenes` (feature `paper`): the paper's three scenes (§7.2) as generated assets, their
+//!   motion paths from a simple dynamics engine with time of impact, and the Table 3 bench.
+//! * `app` (feature `app`): the Bevy viewer.
+//!
+//! # Features
+//! `default` = `cli` + `paper` + `app`. With `default-features = false` a program gets the core
+//! alone — `math`, `mesh`, `bv`, `bvh`, `query`, `pose` — which needs nalgebra, thiserror,
+//! robust, num-bigint, quickhull, glam and rayon, and builds on every platform Rust supports
+//! (the overlap test's SIMD lanes have a portable fallback, `bv::sat::lanes`). `cli` adds the
+//! `obbtree` binary's clap and indicatif; `paper` the scenes and experiments (rand, blake3,
+//! plotters, csv, serde_json); `app` the viewer (Bevy, bevy_egui, egui_plot).
 //!
 //! ```
 //! use obbtree::prelude::*;
@@ -47,16 +57,21 @@
 pub mod app;
 pub mod bv;
 pub mod bvh;
+// The experiments write CSV and plot files: not on the web.
+#[cfg(all(feature = "paper", not(target_arch = "wasm32")))]
 pub mod experiments;
 pub mod math;
 pub mod mesh;
 pub mod pose;
 pub mod query;
+#[cfg(feature = "paper")]
 pub mod scenes;
 
 /// The names most programs need.
 pub mod prelude {
-    pub use crate::bv::{Aabb, BoundingVolume, BvKind, Obb, OverlapOptions, SatMode, Sphere};
+    pub use crate::bv::{
+        Aabb, BoundingVolume, BvKind, Obb, ObbFit, OverlapOptions, SatMode, Sphere,
+    };
     pub use crate::bvh::{BuildOptions, Bvh, ObbTree, SplitRule};
     pub use crate::math::{Isometry, Matrix3, Point, Real, Vector};
     pub use crate::mesh::{MeshError, TriMesh, load_obj};

@@ -54,7 +54,7 @@ pub fn f32_up(x: f64) -> f32 {
 }
 
 /// The median of `values` (sorted in place; the mean of the two middle values for an even
-/// count); 0 for an empty slice. For reporting timings.
+/// count); 0 for an empty slice. The one median of the bench and the experiments (timings).
 pub fn median(values: &mut [f64]) -> f64 {
     if values.is_empty() {
         return 0.0;
@@ -66,4 +66,12 @@ pub fn median(values: &mut [f64]) -> f64 {
     } else {
         0.5 * (values[n / 2 - 1] + values[n / 2])
     }
+}
+
+/// Runs `f` and returns its value with the wall-clock seconds it took
+/// ([`std::time::Instant`]). The one timing helper of the bench and the experiments.
+pub fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let start = std::time::Instant::now();
+    let value = f();
+    (value, start.elapsed().as_secs_f64())
 }

@@ -1,4 +1,4 @@
-//! Pose files: the `POSES` format of the command line (DESIGN.md).
+//! Pose files: the `POSES` format of the command line (README, `obbtree collide`).
 //!
 //! Each line that is not empty and does not start with `#` is `qw qx qy qz tx ty tz`: a unit
 //! quaternion and a translation placing model B in model A's frame (A at the identity). A

@@ -2,10 +2,12 @@
 //! exits with status 1, never a panic.
 
 mod common;
+#[cfg(feature = "cli")]
 use common::*;
 use obbtree::pose::{PoseError, parse_poses, read_poses};
 use obbtree::prelude::*;
 use std::path::{Path, PathBuf};
+#[cfg(feature = "cli")]
 use std::process::Command;
 
 fn temp(name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
@@ -474,6 +476,7 @@ fn bad_pose_lines() {
     ));
 }
 
+#[cfg(feature = "cli")]
 fn obbtree(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_obbtree"))
         .args(args)
@@ -481,6 +484,7 @@ fn obbtree(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+#[cfg(feature = "cli")]
 #[test]
 fn cli_reports_errors_and_exits_1() {
     let teapot = data("teapot.obj");

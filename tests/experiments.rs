@@ -1,6 +1,7 @@
 //! Each experiment in `--quick` mode: its files are written and readable, and the papers'
 //! qualitative claims hold on the data it wrote (read back from the CSV files, not from the
 //! claims the experiment computed itself).
+#![cfg(feature = "paper")]
 
 use obbtree::experiments::{self, Experiment, Settings};
 use std::path::{Path, PathBuf};
@@ -206,6 +207,7 @@ fn random_placements_aabb_needs_more_box_tests_and_refit_beats_rebuild() {
 
 #[derive(serde::Deserialize)]
 struct SeparationRow {
+    model: String,
     rotation_deg: f64,
     run: usize,
     bv: String,
@@ -217,11 +219,13 @@ struct SeparationRow {
 fn separation_list_deferred_saves_tests_on_coherent_motion() {
     let out = run(Experiment::SeparationList);
     let r: Vec<SeparationRow> = rows(&out.join("separation-list.csv"));
-    // The coherent motion is the 1° one.
+    // The coherent motion is spot's 1° one.
     for bv in ["sphere", "obb", "aabb"] {
         let total = |policy: &str| {
             r.iter()
-                .filter(|x| x.rotation_deg == 1.0 && x.bv == bv && x.policy == policy)
+                .filter(|x| {
+                    x.model == "spot" && x.rotation_deg == 1.0 && x.bv == bv && x.policy == policy
+                })
                 .map(|x| x.bv_tests)
                 .sum::<u64>()
         };
@@ -235,10 +239,41 @@ fn separation_list_deferred_saves_tests_on_coherent_motion() {
     let runs = r.iter().map(|x| x.run).max().unwrap();
     assert_eq!(
         r.len(),
-        2 * runs * 3 * 3,
-        "2 rotations × runs × 3 trees × 3 policies"
+        3 * runs * 3 * 3,
+        "3 settings (spot 5°, spot 1°, bunny-500 5°) × runs × 3 trees × 3 policies"
+    );
+    for (model, deg) in [("spot", 5.0), ("spot", 1.0), ("bunny-500", 5.0)] {
+        assert_eq!(
+            r.iter()
+                .filter(|x| x.model == model && x.rotation_deg == deg)
+                .count(),
+            runs * 9,
+            "{model} at {deg}°"
+        );
+    }
+    // At Li & Chen's own setting (nine ~500-polygon bunnies, 5°), with their sphere trees, the
+    // separation list (Fig. 4a) does fewer volume tests than top-down.
+    let bunny = |policy: &str| {
+        r.iter()
+            .filter(|x| x.model == "bunny-500" && x.bv == "sphere" && x.policy == policy)
+            .map(|x| x.bv_tests)
+            .sum::<u64>()
+    };
+    assert!(
+        bunny("predicted") < bunny("top-down"),
+        "bunny-500, 5°: separation list {} volume tests, top-down {}",
+        bunny("predicted"),
+        bunny("top-down")
     );
     assert_plot(&out, "separation-list-sphere-1deg");
+    assert_plot(&out, "separation-list-sphere-bunny-500-5deg");
+    // The summary says whether Li & Chen's claim holds at their own setting.
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("At the paper's setting: nine 500-polygon bunnies, 5° steps")
+            && summary.contains("Li & Chen's claim"),
+        "{summary}"
+    );
 }
 
 #[derive(serde::Deserialize)]
@@ -273,6 +308,7 @@ fn paper_tables_obb_needs_fewer_box_tests() {
     assert_plot(&out, "paper-tables");
 }
 
+#[cfg(feature = "cli")]
 #[test]
 fn unknown_experiment_is_an_error() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_obbtree"))
@@ -301,4 +337,132 @@ fn missing_model_is_named() {
     let err = experiments::run(Experiment::SeparationList, &settings, &mut |_, _, _| {})
         .expect_err("the models folder does not exist");
     assert!(err.to_string().contains("spot.obj"), "{err}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The ~500-polygon bunny of Li & Chen's setting (§5.2: "9 bunny models of 500 polygons").
+
+/// The decimated bunny's file, beside its source.
+const BUNNY_500: &str = "tests/data/bunny-500.obj";
+/// Triangles asked of the simplifier.
+const BUNNY_TRIANGLES: usize = 500;
+/// meshoptimizer's error limit, relative to the mesh's extent: 1 puts no limit, so the
+/// triangle count alone stops the simplification.
+const BUNNY_ERROR: f32 = 1.0;
+
+/// Decimates `tests/data/stanford-bunny.obj` with meshoptimizer's edge-collapse simplifier
+/// (`meshopt` 0.7.0, meshoptimizer 1.3, `simplify` with `RegularizeLight`: more even triangles,
+/// and unlike no options it leaves no doubled sliver at this count) to [`BUNNY_TRIANGLES`]
+/// triangles, and returns the OBJ text of `tests/data/bunny-500.obj`: the kept vertices in order
+/// of first use, each `v` line copied unchanged from the source (an edge collapse moves no
+/// vertex), then the triangles as `f` lines (1-based).
+fn decimate_bunny() -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("tests/data/stanford-bunny.obj")).unwrap();
+    let mut v_lines: Vec<&str> = Vec::new();
+    let mut positions: Vec<[f32; 3]> = Vec::new();
+    let mut indices: Vec<u32> = Vec::new();
+    for line in text.lines() {
+        let mut words = line.split_whitespace();
+        match words.next() {
+            Some("v") => {
+                let p: Vec<f32> = words.map(|w| w.parse::<f64>().unwrap() as f32).collect();
+                positions.push([p[0], p[1], p[2]]);
+                v_lines.push(line);
+            }
+            Some("f") => {
+                let f: Vec<u32> = words.map(|w| w.parse::<u32>().unwrap() - 1).collect();
+                assert_eq!(f.len(), 3, "the normalised bunny has triangles only");
+                indices.extend(f);
+            }
+            _ => {}
+        }
+    }
+    let bytes: Vec<u8> = positions
+        .iter()
+        .flatten()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let adapter = meshopt::VertexDataAdapter::new(&bytes, 12, 0).unwrap();
+    let mut error = 0.0f32;
+    let kept = meshopt::simplify(
+        &indices,
+        &adapter,
+        3 * BUNNY_TRIANGLES,
+        BUNNY_ERROR,
+        meshopt::SimplifyOptions::RegularizeLight,
+        Some(&mut error),
+    );
+    // Renumber the kept vertices in order of first use.
+    let mut new_index = vec![u32::MAX; positions.len()];
+    let mut order: Vec<usize> = Vec::new();
+    let faces: Vec<u32> = kept
+        .iter()
+        .map(|&i| {
+            let i = i as usize;
+            if new_index[i] == u32::MAX {
+                new_index[i] = order.len() as u32;
+                order.push(i);
+            }
+            new_index[i] + 1
+        })
+        .collect();
+    let mut out = format!(
+        "# bunny-500.obj: tests/data/stanford-bunny.obj decimated by meshopt 0.7.0 (meshoptimizer 1.3) \
+         simplify(target {} indices, target_error {BUNNY_ERROR}, options RegularizeLight): {} vertices, {} \
+         triangles, relative error {error:.6}; regenerate: OBBTREE_WRITE_BUNNY=1 cargo test --release \
+         --no-default-features --test experiments bunny_500\n",
+        3 * BUNNY_TRIANGLES,
+        order.len(),
+        faces.len() / 3
+    );
+    for &i in &order {
+        out.push_str(v_lines[i]);
+        out.push('\n');
+    }
+    for f in faces.chunks(3) {
+        out.push_str(&format!("f {} {} {}\n", f[0], f[1], f[2]));
+    }
+    out
+}
+
+/// `tests/data/bunny-500.obj` is exactly what [`decimate_bunny`] makes (its provenance, proven),
+/// has about 500 triangles, and loads as a valid mesh. With `OBBTREE_WRITE_BUNNY=1` the file is
+/// (re)written first.
+#[test]
+fn bunny_500_is_the_decimated_stanford_bunny() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(BUNNY_500);
+    let made = decimate_bunny();
+    if std::env::var_os("OBBTREE_WRITE_BUNNY").is_some() {
+        std::fs::write(&path, &made).unwrap();
+    }
+    let stored = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        stored == made,
+        "{BUNNY_500} differs from the decimation of stanford-bunny.obj"
+    );
+    let mesh = obbtree::mesh::load_obj(&path).unwrap();
+    let n = mesh.triangle_count();
+    assert!((480..=500).contains(&n), "{n} triangles");
+    // The decimated bunny still spans the source's bounding box (to 5% of its diagonal).
+    let source = obbtree::mesh::load_obj(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/stanford-bunny.obj"),
+    )
+    .unwrap();
+    let ((lo, hi), (slo, shi)) = (mesh.bounds(), source.bounds());
+    let d = (shi - slo).norm();
+    assert!((lo - slo).norm() < 0.05 * d && (hi - shi).norm() < 0.05 * d);
+    // No triangle twice, no edge shared by more than two triangles.
+    let mut faces = std::collections::HashSet::new();
+    let mut edges = std::collections::HashMap::<(u32, u32), u32>::new();
+    for t in mesh.triangles() {
+        let mut s = *t;
+        s.sort_unstable();
+        assert!(faces.insert(s), "triangle {t:?} twice");
+        for k in 0..3 {
+            let (a, b) = (t[k], t[(k + 1) % 3]);
+            *edges.entry((a.min(b), a.max(b))).or_default() += 1;
+        }
+    }
+    assert!(edges.values().all(|&n| n <= 2), "a non-manifold edge");
 }

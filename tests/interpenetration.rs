@@ -10,6 +10,7 @@
 //! the closed triangle); the distances to the plane in double precision. The candidates are the
 //! triangle pairs the OBB trees report intersecting: an edge can only pass through a triangle
 //! that the edge's own triangle intersects.
+#![cfg(feature = "paper")]
 
 use obbtree::bvh::{BuildOptions, ObbTree};
 use obbtree::math::{Isometry, Point};

@@ -4,8 +4,9 @@
 //! exact triangle test on the boxes' faces (2 triangles each) and edges (segments).
 
 mod common;
+use obbtree::bv::sat::separated;
 use obbtree::math::{Matrix3, Point, Real, Vector};
-use obbtree::query::{sat::separated, triangles_intersect};
+use obbtree::query::triangles_intersect;
 use proptest::prelude::*;
 
 #[derive(Clone, Copy, Debug)]

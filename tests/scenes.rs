@@ -1,8 +1,10 @@
 //! The committed scenes and paths (issue: scenes, motion paths, Table 3): generators are
 //! deterministic and match the committed files, counts are the paper's, paths are continuous and
 //! really exercise contacts, OBB/AABB/sphere trees agree along them, bad assets are named.
+#![cfg(feature = "paper")]
 
 use obbtree::bv::{Aabb, Obb, Sphere};
+use obbtree::query::SeparationPolicy;
 use obbtree::scenes::{self, SceneError, SceneId, SceneSpec, bench};
 use std::path::{Path, PathBuf};
 
@@ -114,7 +116,10 @@ fn paths_are_continuous_within_the_integrators_bounds() {
 fn replayed_paths_exercise_contacts_as_recorded() {
     for id in SceneId::ALL {
         let scene = scenes::load_scene(&assets(), id).unwrap();
-        let row = bench::bench::<Obb>(&scene, 1, &mut |_| {});
+        let row = bench::bench::<Obb>(&scene, 1, SeparationPolicy::TopDown, &mut |_| {});
+        // From the separation list: the same contacts.
+        let listed = bench::bench::<Obb>(&scene, 1, SeparationPolicy::Deferred, &mut |_| {});
+        assert_eq!(listed.contacts, row.contacts, "{id}");
         // The replay from the file finds exactly the contacts the simulation found.
         assert_eq!(row.contacts, scene.entry.path.contacts, "{id}");
         assert_eq!(row.steps, scene.path.len());
@@ -178,6 +183,7 @@ fn obb_aabb_and_sphere_trees_agree_along_the_paths() {
     }
 }
 
+#[cfg(feature = "cli")]
 #[test]
 fn bench_json_has_every_field() {
     let exe = env!("CARGO_BIN_EXE_obbtree");

@@ -26,7 +26,8 @@ proptest! {
 #[test]
 fn hand_made_cases_match_the_oracle() {
     // (p, q, expected) — each also checked against the oracle so the expectation is not trusted.
-    let cases: Vec<([[i64; 3]; 3], [[i64; 3]; 3], bool)> = vec![
+    type Tri = [[i64; 3]; 3];
+    let cases: Vec<(Tri, Tri, bool)> = vec![
         // Crossing in general position.
         (
             [[0, 0, 0], [4, 0, 0], [0, 4, 0]],

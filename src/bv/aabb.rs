@@ -1,8 +1,8 @@
 //! Axis-aligned bounding boxes in the model's frame (van den Bergen 1998).
 
+use super::sat::separated;
 use super::{BoundingVolume, BvKind, Fitted, Group, OverlapOptions, SatMode, store_box, v3};
 use crate::math::{Matrix3, Point, Real, Vector, f32_up};
-use crate::query::sat::separated;
 
 const IDENTITY: [Vector; 3] = [
     Vector::new(1.0, 0.0, 0.0),

@@ -15,6 +15,7 @@
 mod aabb;
 mod fit;
 pub mod obb;
+pub mod sat;
 mod sphere;
 
 pub use aabb::Aabb;
@@ -26,8 +27,13 @@ use crate::math::{Matrix3, Point, Real, Vector};
 use crate::mesh::TriMesh;
 
 /// The three kinds of bounding volume.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum BvKind {
     /// Oriented bounding box (Gottschalk et al. 1996).
     Obb,
@@ -55,8 +61,12 @@ impl std::fmt::Display for BvKind {
 }
 
 /// Which separating axis test the box volumes use (van den Bergen 1998, §3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
 pub enum SatMode {
     /// All 15 axes of Gottschalk et al. 1996, §5: exact for boxes.
     #[default]
@@ -86,6 +96,30 @@ impl Default for OverlapOptions {
     }
 }
 
+/// How the axes of a node's OBB are chosen while a hierarchy is built.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case")
+)]
+pub enum ObbFit {
+    /// Gottschalk et al. 1996, §4: the eigenvectors of the area-weighted covariance of the
+    /// convex hull of the group's vertices (the triangles' covariance when the hull is flat,
+    /// §7.1).
+    Hull,
+    /// The eigenvectors of the area-weighted covariance of the group's triangles (RAPID's fit,
+    /// cheaper: no hull).
+    Triangles,
+    /// The box of smallest surface area among the §4 hull fit, the triangles' fit and the model
+    /// frame's own axes. The default: 5–25% fewer box tests than the hull fit alone on the
+    /// project's benchmark cases (the paper's scenes and the teapot and bunny pose sets), at
+    /// about 1.3× the hull fit's build time.
+    #[default]
+    Smallest,
+}
+
 /// A group of triangles being bounded while a hierarchy is built.
 ///
 /// Frame: the hierarchy's *volume frame*, the model frame moved so that `origin` is at zero
@@ -96,6 +130,8 @@ pub struct Group<'a> {
     pub mesh: &'a TriMesh,
     /// The volume frame's origin, in the model frame.
     pub origin: Vector,
+    /// How an OBB is oriented (other volumes ignore it).
+    pub fit: ObbFit,
     /// Indices of the group's triangles.
     pub triangles: &'a [u32],
     /// Indices of the distinct vertices those triangles use (each once).

@@ -3,7 +3,10 @@
 use super::fit::{
     covariance_of_hull, covariance_of_points, covariance_of_triangles, principal_axes,
 };
-use super::{BoundingVolume, BvKind, Fitted, Group, OverlapOptions, SatMode, store_box, v3};
+use super::sat;
+use super::{
+    BoundingVolume, BvKind, Fitted, Group, ObbFit, OverlapOptions, SatMode, store_box, v3,
+};
 use crate::math::{Matrix3, Point, Real, Vector};
 
 /// An oriented bounding box, stored in single precision (60 bytes; a tree node is one 64-byte
@@ -14,14 +17,23 @@ use crate::math::{Matrix3, Point, Real, Vector};
 /// single precision. The stored numbers are rounded outward so the box contains what it was
 /// fitted to.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[repr(C)] // the SIMD test reads the fields as 15 consecutive floats
+#[repr(C)] // the overlap test reads the fields as 15 consecutive floats (`Obb::floats`)
 pub struct Obb {
     /// Column-major: `cols[k][i]` is coordinate `k` of axis `i` (so `cols[k]` lines up the three
-    /// axes' `k` components for the SIMD test).
+    /// axes' `k` components for the lanes of the overlap test).
     cols: [[f32; 3]; 3],
     half: [f32; 3],
     center: [f32; 3],
 }
+
+// The layout `Obb::floats` relies on: 15 consecutive floats, no padding, in field order.
+const _: () = {
+    assert!(std::mem::size_of::<Obb>() == 15 * 4);
+    assert!(std::mem::align_of::<Obb>() == std::mem::align_of::<f32>());
+    assert!(std::mem::offset_of!(Obb, cols) == 0);
+    assert!(std::mem::offset_of!(Obb, half) == 9 * 4);
+    assert!(std::mem::offset_of!(Obb, center) == 12 * 4);
+};
 
 impl Obb {
     /// Fits an OBB to points and triangles given directly (the builder uses
@@ -29,8 +41,8 @@ impl Obb {
     /// area-weighted covariance of the hull's surface, eigenvectors as axes, extents from all
     /// points. Falls back (§7.1) to the covariance of the triangles when the hull is flat,
     /// and to that of the points when the triangles have no area.
-    pub fn fit_points(points: &[Point], triangles: &[[Point; 3]]) -> Obb {
-        let axes = fit_axes(points, || triangles.iter().copied());
+    pub fn fit_points(points: &[Point], triangles: &[[Point; 3]], fit: ObbFit) -> Obb {
+        let axes = fit_axes(points, || triangles.iter().copied(), fit);
         Self::with_axes(&axes, points.iter().copied())
     }
 
@@ -49,6 +61,15 @@ impl Obb {
             half,
             center,
         }
+    }
+
+    /// The box as 15 consecutive floats: axes column by column, half extents, centre (the
+    /// layout [`sat::separated_f32`] reads).
+    #[inline(always)]
+    fn floats(&self) -> &[f32; 15] {
+        // SAFETY: `Obb` is `repr(C)` with exactly 15 `f32` fields in this order and no padding
+        // (checked at compile time above); `[f32; 15]` has the same size and alignment.
+        unsafe { &*(self as *const Obb as *const [f32; 15]) }
     }
 
     /// The three axes in the model frame, as the tests use them.
@@ -81,10 +102,13 @@ impl Obb {
     }
 }
 
-/// The orientation of §4 for a group: hull covariance, or the fallbacks.
+/// The orientation of a group's box ([`ObbFit`]): the hull covariance of §4 (with its
+/// fallbacks), and for [`ObbFit::Smallest`] also the triangles' covariance and the frame's own
+/// axes, keeping the smallest box.
 fn fit_axes<I: Iterator<Item = [Point; 3]>>(
     points: &[Point],
     triangles: impl Fn() -> I,
+    fit: ObbFit,
 ) -> [Vector; 3] {
     if points.is_empty() {
         return [Vector::x(), Vector::y(), Vector::z()];
@@ -94,10 +118,49 @@ fn fit_axes<I: Iterator<Item = [Point; 3]>>(
     let k = unit_scale(points.iter());
     let points: Vec<Point> = points.iter().map(|p| p * k).collect();
     let origin = points[0];
-    let cov = hull_covariance(&points, &origin)
-        .or_else(|| covariance_of_triangles(&origin, triangles().map(|t| t.map(|p| p * k))))
-        .unwrap_or_else(|| covariance_of_points(&points));
-    principal_axes(&cov)
+    let of_triangles = || covariance_of_triangles(&origin, triangles().map(|t| t.map(|p| p * k)));
+    let hull = || {
+        principal_axes(
+            &hull_covariance(&points, &origin)
+                .or_else(of_triangles)
+                .unwrap_or_else(|| covariance_of_points(&points)),
+        )
+    };
+    match fit {
+        ObbFit::Hull => hull(),
+        ObbFit::Triangles => {
+            principal_axes(&of_triangles().unwrap_or_else(|| covariance_of_points(&points)))
+        }
+        ObbFit::Smallest => {
+            let mut best = (hull(), Real::INFINITY);
+            best.1 = surface(&best.0, &points);
+            let others = [
+                of_triangles().map(|c| principal_axes(&c)),
+                Some([Vector::x(), Vector::y(), Vector::z()]),
+            ];
+            for axes in others.into_iter().flatten() {
+                let area = surface(&axes, &points);
+                if area < best.1 {
+                    best = (axes, area);
+                }
+            }
+            best.0
+        }
+    }
+}
+
+/// The surface area (up to a factor 2) of the box with `axes` around `points`.
+fn surface(axes: &[Vector; 3], points: &[Point]) -> Real {
+    let e = axes.map(|a| {
+        let (lo, hi) = points
+            .iter()
+            .fold((Real::INFINITY, Real::NEG_INFINITY), |(lo, hi), p| {
+                let d = a.dot(&p.coords);
+                (lo.min(d), hi.max(d))
+            });
+        hi - lo
+    });
+    e[0] * e[1] + e[1] * e[2] + e[2] * e[0]
 }
 
 /// A power of two that brings the largest coordinate magnitude of `points` to [1, 2) (exact
@@ -117,12 +180,16 @@ fn unit_scale<'p>(points: impl Iterator<Item = &'p Point>) -> Real {
 /// The same basis `SymmetricEigen` would give, in a fraction of the time (leaves are half the
 /// nodes). `None` for a degenerate or sliver triangle (see [`crate::query::has_area`]).
 fn triangle_axes(t: &[Point; 3]) -> Option<[Vector; 3]> {
-    if !crate::query::has_area(t) {
-        return None;
-    }
     // At unit scale (exact), so that the normal's norm neither overflows nor underflows.
     let k = unit_scale(t.iter());
     let t = &t.map(|p| p * k);
+    let area2 = (t[1] - t[0]).cross(&(t[2] - t[0])).norm_squared();
+    // A triangle whose normal is rounding noise has no plane to fit: the caller falls back.
+    // (Negated so that a NaN area also falls back.)
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
+    if !(area2 > 1e-24 * (t[1] - t[0]).norm_squared() * (t[2] - t[0]).norm_squared()) {
+        return None;
+    }
     let e1 = t[1] - t[0];
     let u = e1.try_normalize(1e-300)?;
     let n = e1.cross(&(t[2] - t[0]));
@@ -147,6 +214,98 @@ fn triangle_axes(t: &[Point; 3]) -> Option<[Vector; 3]> {
     Some([major, minor, major.cross(&minor)])
 }
 
+/// The points that may be vertices of the convex hull of `points` (same order): those not
+/// strictly inside the hull of their extreme points along 13 directions (the Akl–Toussaint
+/// heuristic). A point inside the hull of some of the points is no vertex of the hull of all of
+/// them, so the hull is unchanged; quickhull then works on far fewer points. Small sets are
+/// returned as they are.
+fn drop_interior(points: Vec<glam::Vec3A>) -> Vec<glam::Vec3A> {
+    use glam::Vec3A;
+    if points.len() < 48 {
+        return points;
+    }
+    const DIRS: [[f32; 3]; 13] = [
+        [1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [0.0, 0.0, 1.0],
+        [1.0, 1.0, 0.0],
+        [1.0, -1.0, 0.0],
+        [1.0, 0.0, 1.0],
+        [1.0, 0.0, -1.0],
+        [0.0, 1.0, 1.0],
+        [0.0, 1.0, -1.0],
+        [1.0, 1.0, 1.0],
+        [1.0, 1.0, -1.0],
+        [1.0, -1.0, 1.0],
+        [-1.0, 1.0, 1.0],
+    ];
+    let mut extremes: Vec<usize> = Vec::with_capacity(26);
+    for d in DIRS {
+        let d = Vec3A::from(d);
+        let (mut lo, mut hi) = ((f32::INFINITY, 0), (f32::NEG_INFINITY, 0));
+        for (i, p) in points.iter().enumerate() {
+            let x = d.dot(*p);
+            if x < lo.0 {
+                lo = (x, i);
+            }
+            if x > hi.0 {
+                hi = (x, i);
+            }
+        }
+        extremes.extend([lo.1, hi.1]);
+    }
+    extremes.sort_unstable();
+    extremes.dedup();
+    let core: Vec<Vec3A> = extremes.iter().map(|&i| points[i]).collect();
+    let Ok(Ok(poly)) =
+        std::panic::catch_unwind(|| quickhull::ConvexTriangleMesh::try_from_points(&core, None))
+    else {
+        return points;
+    };
+    let verts = poly.vertices();
+    if verts.len() < 4 {
+        return points;
+    }
+    let centre = verts.iter().copied().sum::<Vec3A>() / verts.len() as f32;
+    let extent = points
+        .iter()
+        .fold(0.0f32, |m, p| m.max((*p - centre).abs().max_element()));
+    // Outward planes, shrunk by a margin well above single precision's rounding: only points
+    // clearly inside go.
+    let planes: Vec<(Vec3A, f32)> = poly
+        .indices()
+        .iter()
+        .filter_map(|t| {
+            let (a, b, c) = (
+                verts[t[0] as usize],
+                verts[t[1] as usize],
+                verts[t[2] as usize],
+            );
+            let n = (b - a).cross(c - a).normalize_or_zero();
+            if n == Vec3A::ZERO {
+                return None;
+            }
+            let n = if n.dot(centre - a) > 0.0 { -n } else { n };
+            Some((n, n.dot(a) - 1e-4 * extent))
+        })
+        .collect();
+    if planes.len() < 4 {
+        return points;
+    }
+    let mut kept: Vec<Vec3A> = points
+        .iter()
+        .copied()
+        .filter(|p| planes.iter().any(|(n, off)| n.dot(*p) >= *off))
+        .collect();
+    // The extreme points themselves always stay (they are on the hull).
+    for &i in &extremes {
+        if !kept.contains(&points[i]) {
+            kept.push(points[i]);
+        }
+    }
+    kept
+}
+
 /// Covariance of the convex hull of `points` (quickhull), or `None` when the hull is
 /// rank-deficient (flat, collinear or a point: Gottschalk et al. 1996, §7.1).
 fn hull_covariance(points: &[Point], origin: &Point) -> Option<Matrix3> {
@@ -160,6 +319,7 @@ fn hull_covariance(points: &[Point], origin: &Point) -> Option<Matrix3> {
             glam::Vec3A::new(d.x as f32, d.y as f32, d.z as f32)
         })
         .collect();
+    let local = drop_interior(local);
     let hull =
         std::panic::catch_unwind(|| quickhull::ConvexTriangleMesh::try_from_points(&local, None))
             .ok()?
@@ -238,10 +398,12 @@ impl BoundingVolume for Obb {
         let points: Vec<Point> = group.points().collect();
         let axes = match group.triangles {
             [t] => triangle_axes(&group.triangle(*t))
-                .unwrap_or_else(|| fit_axes(&points, std::iter::empty)),
-            _ => fit_axes(&points, || {
-                group.triangles.iter().map(|&t| group.triangle(t))
-            }),
+                .unwrap_or_else(|| fit_axes(&points, std::iter::empty, group.fit)),
+            _ => fit_axes(
+                &points,
+                || group.triangles.iter().map(|&t| group.triangle(t)),
+                group.fit,
+            ),
         };
         let bv = Obb::with_axes(&axes, points.iter().copied());
         let mut split_axes = bv.axes().map(|a| a.normalize());
@@ -297,7 +459,7 @@ impl BoundingVolume for Obb {
             m[(2, 0)] * x + m[(2, 1)] * y + m[(2, 2)] * z + q.pos_ab.z,
         ];
         let h = b.half;
-        let (axes, bt) = sat_f32::rotate_axes(&q.rot_cols, &b.cols);
+        let (axes, bt) = sat::rotate_axes(&q.rot_cols, &b.cols);
         PlacedObb {
             axes,
             bt,
@@ -321,9 +483,11 @@ impl BoundingVolume for Obb {
                 + a.half[2]
                 + b.sum_half)
             + q.margin;
-        !sat_f32::separated(
-            a,
-            b,
+        !sat::separated_f32(
+            a.floats(),
+            &b.axes,
+            &b.bt,
+            &b.half,
             [d[0] as f32, d[1] as f32, d[2] as f32],
             q.epsilon,
             slack,
@@ -384,249 +548,5 @@ impl BoundingVolume for Obb {
             Matrix3::from_columns(&[a0, a1, a2]),
             self.half_extents(),
         )
-    }
-}
-
-/// The separating axis test of Gottschalk et al. 1996, §5, for a box of A against a placed box
-/// of B, in single precision with the [`SLACK`] margin. `d` is B's centre minus A's, in A's
-/// model frame. Returns `true` if an axis separates. Vectors over the three axes of A are
-/// evaluated as SIMD lanes (SSE on x86-64; a scalar loop elsewhere).
-mod sat_f32 {
-    use super::{Obb, PlacedObb};
-
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    pub(super) fn separated(
-        a: &Obb,
-        b: &PlacedObb,
-        d: [f32; 3],
-        eps: f32,
-        slack: f32,
-        lite: bool,
-    ) -> bool {
-        use std::arch::x86_64::*;
-        // SAFETY: SSE and SSE2 belong to the x86-64 baseline, so these intrinsics are always
-        // available; every 16-byte read lies inside `a` (15 floats) or a `[f32; 4]` of `b`.
-        unsafe {
-            let load4 = |v: &[f32; 4]| _mm_loadu_ps(v.as_ptr());
-            let abs = |v: __m128| _mm_andnot_ps(_mm_set1_ps(-0.0), v);
-            let rot1 = |v: __m128| _mm_shuffle_ps::<0b11_00_10_01>(v, v); // (v1, v2, v0, v3)
-            let rot2 = |v: __m128| _mm_shuffle_ps::<0b11_01_00_10>(v, v); // (v2, v0, v1, v3)
-            let gt3 = |x: __m128, y: __m128| _mm_movemask_ps(_mm_cmpgt_ps(x, y)) & 0b111 != 0;
-            // Four-lane loads from the struct (`#[repr(C)]`: cols, half, centre = 15 floats): the
-            // vector at float k holds floats k..k+4, all inside `a`; lane 3 is never used.
-            let base = a as *const Obb as *const f32;
-            let colx = _mm_loadu_ps(base);
-            let coly = _mm_loadu_ps(base.add(3));
-            let colz = _mm_loadu_ps(base.add(6));
-            let ha = _mm_loadu_ps(base.add(9));
-            let (dx, dy, dz) = (_mm_set1_ps(d[0]), _mm_set1_ps(d[1]), _mm_set1_ps(d[2]));
-            let epsv = _mm_set1_ps(eps);
-            let sl = _mm_set1_ps(slack);
-            let madd = |x: __m128, y: __m128, z: __m128| {
-                _mm_add_ps(
-                    _mm_add_ps(_mm_mul_ps(colx, x), _mm_mul_ps(coly, y)),
-                    _mm_mul_ps(colz, z),
-                )
-            };
-            // T (lanes over A's axes) and the columns of R.
-            let t = madd(dx, dy, dz);
-            let rc: [__m128; 3] = std::array::from_fn(|j| {
-                let bj = load4(&b.axes[j]);
-                madd(
-                    _mm_shuffle_ps::<0x00>(bj, bj),
-                    _mm_shuffle_ps::<0x55>(bj, bj),
-                    _mm_shuffle_ps::<0xAA>(bj, bj),
-                )
-            });
-            let ra = rc.map(|c| _mm_add_ps(abs(c), epsv));
-            let hbv = load4(&b.half);
-            let hb = [
-                _mm_shuffle_ps::<0x00>(hbv, hbv),
-                _mm_shuffle_ps::<0x55>(hbv, hbv),
-                _mm_shuffle_ps::<0xAA>(hbv, hbv),
-            ];
-            // A's face axes: |T_i| > a_i + Σ_j b_j |R_ij|.
-            let rhs = _mm_add_ps(
-                _mm_add_ps(ha, sl),
-                _mm_add_ps(
-                    _mm_add_ps(_mm_mul_ps(hb[0], ra[0]), _mm_mul_ps(hb[1], ra[1])),
-                    _mm_mul_ps(hb[2], ra[2]),
-                ),
-            );
-            if gt3(abs(t), rhs) {
-                return true;
-            }
-            // B's face axes (lanes over B's axes): |B_j · d| > b_j + Σ_i a_i |R_ij|.
-            let bt = b.bt.map(|v| load4(&v));
-            let sb = _mm_add_ps(
-                _mm_add_ps(_mm_mul_ps(bt[0], dx), _mm_mul_ps(bt[1], dy)),
-                _mm_mul_ps(bt[2], dz),
-            );
-            let t0 = _mm_unpacklo_ps(ra[0], ra[1]);
-            let t1 = _mm_unpackhi_ps(ra[0], ra[1]);
-            let t2 = _mm_unpacklo_ps(ra[2], ra[2]);
-            let t3 = _mm_unpackhi_ps(ra[2], ra[2]);
-            let rows = [
-                _mm_movelh_ps(t0, t2),
-                _mm_movehl_ps(t2, t0),
-                _mm_movelh_ps(t1, t3),
-            ];
-            let ha0 = _mm_shuffle_ps::<0x00>(ha, ha);
-            let ha1 = _mm_shuffle_ps::<0x55>(ha, ha);
-            let ha2 = _mm_shuffle_ps::<0xAA>(ha, ha);
-            let rhs = _mm_add_ps(
-                _mm_add_ps(hbv, sl),
-                _mm_add_ps(
-                    _mm_add_ps(_mm_mul_ps(ha0, rows[0]), _mm_mul_ps(ha1, rows[1])),
-                    _mm_mul_ps(ha2, rows[2]),
-                ),
-            );
-            if gt3(abs(sb), rhs) || lite {
-                return gt3(abs(sb), rhs);
-            }
-            // Edge–edge axes A_i × B_j, lanes over i, one vector per j:
-            // |T_i2 R_i1j − T_i1 R_i2j| > a_i1 |R_i2j| + a_i2 |R_i1j| + b_j1 |R_ij2| + b_j2 |R_ij1|.
-            let (t1r, t2r) = (rot1(t), rot2(t));
-            let (ha1r, ha2r) = (rot1(ha), rot2(ha));
-            let mut any = _mm_setzero_ps();
-            for j in 0..3 {
-                let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
-                let (c1, c2) = (rot1(rc[j]), rot2(rc[j]));
-                let lhs = abs(_mm_sub_ps(_mm_mul_ps(t2r, c1), _mm_mul_ps(t1r, c2)));
-                let (a1, a2) = (_mm_add_ps(abs(c1), epsv), _mm_add_ps(abs(c2), epsv));
-                let rhs = _mm_add_ps(
-                    _mm_add_ps(_mm_mul_ps(ha1r, a2), _mm_mul_ps(ha2r, a1)),
-                    _mm_add_ps(
-                        _mm_add_ps(_mm_mul_ps(hb[j1], ra[j2]), _mm_mul_ps(hb[j2], ra[j1])),
-                        sl,
-                    ),
-                );
-                any = _mm_or_ps(any, _mm_cmpgt_ps(lhs, rhs));
-            }
-            _mm_movemask_ps(any) & 0b111 != 0
-        }
-    }
-
-    /// B's axes (columns `cols[k][j]` = coordinate `k` of axis `j`) rotated by the matrix with
-    /// columns `m`: returns the rotated axes and their transpose (lane 3 zero).
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    pub(super) fn rotate_axes(
-        m: &[[f32; 4]; 3],
-        cols: &[[f32; 3]; 3],
-    ) -> ([[f32; 4]; 3], [[f32; 4]; 3]) {
-        use std::arch::x86_64::*;
-        // SAFETY: SSE belongs to the x86-64 baseline; reads and writes are of whole `[f32; 4]`.
-        unsafe {
-            let (m0, m1, m2) = (
-                _mm_loadu_ps(m[0].as_ptr()),
-                _mm_loadu_ps(m[1].as_ptr()),
-                _mm_loadu_ps(m[2].as_ptr()),
-            );
-            let v: [__m128; 3] = std::array::from_fn(|j| {
-                _mm_add_ps(
-                    _mm_add_ps(
-                        _mm_mul_ps(m0, _mm_set1_ps(cols[0][j])),
-                        _mm_mul_ps(m1, _mm_set1_ps(cols[1][j])),
-                    ),
-                    _mm_mul_ps(m2, _mm_set1_ps(cols[2][j])),
-                )
-            });
-            let zero = _mm_setzero_ps();
-            let t0 = _mm_unpacklo_ps(v[0], v[1]);
-            let t1 = _mm_unpackhi_ps(v[0], v[1]);
-            let t2 = _mm_unpacklo_ps(v[2], zero);
-            let t3 = _mm_unpackhi_ps(v[2], zero);
-            let rows = [
-                _mm_movelh_ps(t0, t2),
-                _mm_movehl_ps(t2, t0),
-                _mm_movelh_ps(t1, t3),
-            ];
-            let mut axes = [[0.0f32; 4]; 3];
-            let mut bt = [[0.0f32; 4]; 3];
-            for j in 0..3 {
-                _mm_storeu_ps(axes[j].as_mut_ptr(), v[j]);
-                _mm_storeu_ps(bt[j].as_mut_ptr(), rows[j]);
-            }
-            (axes, bt)
-        }
-    }
-
-    #[cfg(not(target_arch = "x86_64"))]
-    #[inline(always)]
-    pub(super) fn rotate_axes(
-        m: &[[f32; 4]; 3],
-        cols: &[[f32; 3]; 3],
-    ) -> ([[f32; 4]; 3], [[f32; 4]; 3]) {
-        let axes: [[f32; 4]; 3] = std::array::from_fn(|j| {
-            let mut a = [0.0f32; 4];
-            for r in 0..3 {
-                a[r] = m[0][r] * cols[0][j] + m[1][r] * cols[1][j] + m[2][r] * cols[2][j];
-            }
-            a
-        });
-        let bt = std::array::from_fn(|k| [axes[0][k], axes[1][k], axes[2][k], 0.0]);
-        (axes, bt)
-    }
-
-    #[cfg(not(target_arch = "x86_64"))]
-    #[inline(always)]
-    pub(super) fn separated(
-        a: &Obb,
-        b: &PlacedObb,
-        d: [f32; 3],
-        eps: f32,
-        slack: f32,
-        lite: bool,
-    ) -> bool {
-        let c = &a.cols;
-        let ha = a.half;
-        let hb = [b.half[0], b.half[1], b.half[2]];
-        let axis = |i: usize| [c[0][i], c[1][i], c[2][i]];
-        let baxis = |j: usize| {
-            [
-                b.splat[3 * j][0],
-                b.splat[3 * j + 1][0],
-                b.splat[3 * j + 2][0],
-            ]
-        };
-        let dot = |u: [f32; 3], v: [f32; 3]| u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
-        let r: [[f32; 3]; 3] =
-            std::array::from_fn(|i| std::array::from_fn(|j| dot(axis(i), baxis(j))));
-        let ra = r.map(|row| row.map(|x| x.abs() + eps));
-        let t: [f32; 3] = std::array::from_fn(|i| dot(axis(i), d));
-        for i in 0..3 {
-            if t[i].abs() > ha[i] + hb[0] * ra[i][0] + hb[1] * ra[i][1] + hb[2] * ra[i][2] + slack {
-                return true;
-            }
-        }
-        for j in 0..3 {
-            if dot(baxis(j), d).abs()
-                > hb[j] + ha[0] * ra[0][j] + ha[1] * ra[1][j] + ha[2] * ra[2][j] + slack
-            {
-                return true;
-            }
-        }
-        if lite {
-            return false;
-        }
-        for i in 0..3 {
-            let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
-            for j in 0..3 {
-                let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
-                let s = t[i2] * r[i1][j] - t[i1] * r[i2][j];
-                if s.abs()
-                    > ha[i1] * ra[i2][j]
-                        + ha[i2] * ra[i1][j]
-                        + hb[j1] * ra[i][j2]
-                        + hb[j2] * ra[i][j1]
-                        + slack
-                {
-                    return true;
-                }
-            }
-        }
-        false
     }
 }

@@ -1,13 +1,18 @@
 //! Top-down construction (Gottschalk et al. 1996, §4; van den Bergen 1998, §2).
 
 use super::{LEAF, Node};
-use crate::bv::{BoundingVolume, Fitted, Group};
+use crate::bv::{BoundingVolume, Fitted, Group, ObbFit};
 use crate::math::{Point, Real, Vector};
 use crate::mesh::TriMesh;
 
 /// Where a group is cut along the chosen axis.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case")
+)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum SplitRule {
     /// At the mean of the group's vertices; triangles go by their centroid (Gottschalk et al.
     /// 1996, §4, RAPID's rule). The default.
@@ -25,7 +30,10 @@ pub enum SplitRule {
 pub struct BuildOptions {
     /// The split rule.
     pub split: SplitRule,
+    /// How OBBs are oriented.
+    pub fit: ObbFit,
     /// Build large subtrees on several threads (rayon). The tree is the same either way.
+    /// Default: on, except on wasm32 (no threads).
     pub parallel: bool,
 }
 
@@ -33,7 +41,9 @@ impl Default for BuildOptions {
     fn default() -> Self {
         Self {
             split: SplitRule::Mean,
-            parallel: true,
+            fit: ObbFit::default(),
+            // The web (wasm32) has no threads.
+            parallel: !cfg!(target_arch = "wasm32"),
         }
     }
 }
@@ -136,6 +146,7 @@ fn build_rec<B: BoundingVolume>(
     let fitted = B::fit(&Group {
         mesh,
         origin: frame.origin,
+        fit: options.fit,
         triangles: tris,
         vertices: &scratch.vertices,
     });

@@ -16,22 +16,30 @@
 //!
 //! Times are wall-clock medians or totals on the machine that runs them; counts (box tests,
 //! triangle tests) are deterministic for a given seed.
+//!
+//! Each experiment is a measurement then a report: [`measure`] returns its typed result (an
+//! [`Outcome`]: the rows it measured and the claims they bear out), and [`Outcome::report`]
+//! turns that result into the files, which [`Report::write`] writes by one piece of code
+//! (`report.rs`) for all experiments. [`run`] does both.
 
 mod placements;
 mod plot;
 mod proximity;
+mod report;
 mod separation;
 mod tables;
 
-pub use placements::{PlacementRow, PlacementsResult, TimingRow};
-pub use proximity::{ProximityPoint, ProximityResult};
-pub use separation::{SeparationResult, SeparationRow};
-pub use tables::TablesResult;
+pub use placements::{CubeSide, PlacementRow, PlacementsResult, TimingRow};
+pub use proximity::{Fit, ProximityPoint, ProximityResult};
+pub use report::Report;
+pub use separation::{
+    SETTINGS as SEPARATION_SETTINGS, SeparationResult, SeparationRow, SeparationSetting,
+    SettingModel,
+};
+pub use tables::{SceneTable, TablesResult};
 
-use crate::math::median;
 use crate::mesh::MeshError;
 use crate::scenes::SceneError;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// One of the experiments.
@@ -45,7 +53,8 @@ pub enum Experiment {
     /// refit and test times (van den Bergen 1998, §5, Tables 1–3).
     RandomPlacements,
     /// Nine models in coherent random motion, top-down vs separation lists (Li & Chen §5,
-    /// Table 1).
+    /// Table 1): nine ~500-polygon bunnies at 5° steps (the paper's setting) and nine `spot`
+    /// cows at 5° and 1°.
     SeparationList,
     /// Table 3 of Gottschalk et al. 1996 (§7.2) for the three scenes.
     PaperTables,
@@ -87,8 +96,8 @@ pub struct Settings {
     pub quick: bool,
     /// Seed of every random choice.
     pub seed: u64,
-    /// Folder with `torus.obj`, `teapot.obj`, `f-16.obj` and `spot.obj` (the project's
-    /// `tests/data`).
+    /// Folder with `torus.obj`, `teapot.obj`, `f-16.obj`, `spot.obj` and `bunny-500.obj` (the
+    /// project's `tests/data`).
     pub models: PathBuf,
     /// The scenes' assets folder (for `paper-tables`).
     pub assets: PathBuf,
@@ -164,7 +173,7 @@ pub struct Claim {
 }
 
 impl Claim {
-    fn new(
+    pub(crate) fn new(
         claim: impl Into<String>,
         paper: impl Into<String>,
         ours: impl Into<String>,
@@ -202,9 +211,45 @@ impl Outcome {
             Outcome::Tables(r) => &r.claims,
         }
     }
+
+    /// The report of this result: its CSV files, plots and summary, ready to write.
+    ///
+    /// # Errors
+    /// [`ExperimentError::Csv`] if a row cannot be serialised.
+    pub fn report(&self) -> Result<Report, ExperimentError> {
+        match self {
+            Outcome::Proximity(r) => proximity::report(r),
+            Outcome::Placements(r) => placements::report(r),
+            Outcome::Separation(r) => separation::report(r),
+            Outcome::Tables(r) => tables::report(r),
+        }
+    }
 }
 
-/// Runs one experiment and writes its CSV files, plots and `summary.md` under `settings.out`.
+/// Runs one experiment's measurement and returns its typed result; writes nothing.
+///
+/// # Errors
+/// [`ExperimentError`] naming the model or scene that could not be loaded, or an inconsistency
+/// between hierarchies (a bug).
+pub fn measure(
+    experiment: Experiment,
+    settings: &Settings,
+    progress: Progress<'_>,
+) -> Result<Outcome, ExperimentError> {
+    Ok(match experiment {
+        Experiment::ParallelProximity | Experiment::PointProximity => {
+            Outcome::Proximity(proximity::measure(experiment, settings, progress)?)
+        }
+        Experiment::RandomPlacements => {
+            Outcome::Placements(placements::measure(settings, progress)?)
+        }
+        Experiment::SeparationList => Outcome::Separation(separation::measure(settings, progress)?),
+        Experiment::PaperTables => Outcome::Tables(tables::measure(settings, progress)?),
+    })
+}
+
+/// Runs one experiment ([`measure`]) and writes its CSV files, plots and `summary.md` under
+/// `settings.out` ([`Outcome::report`], [`Report::write`]).
 ///
 /// # Errors
 /// [`ExperimentError`] naming the file that could not be read or written.
@@ -217,104 +262,18 @@ pub fn run(
         path: settings.out.clone(),
         source,
     })?;
-    match experiment {
-        Experiment::ParallelProximity | Experiment::PointProximity => {
-            proximity::run(experiment, settings, progress).map(Outcome::Proximity)
-        }
-        Experiment::RandomPlacements => {
-            placements::run(settings, progress).map(Outcome::Placements)
-        }
-        Experiment::SeparationList => separation::run(settings, progress).map(Outcome::Separation),
-        Experiment::PaperTables => tables::run(settings, progress).map(Outcome::Tables),
-    }
+    let outcome = measure(experiment, settings, progress)?;
+    outcome.report()?.write(settings)?;
+    Ok(outcome)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Output helpers shared by the experiments.
-
-/// Writes `rows` (serde structs) as CSV with a header line.
-fn write_csv<T: serde::Serialize>(path: &Path, rows: &[T]) -> Result<(), ExperimentError> {
-    let err = |message: String| ExperimentError::Csv {
-        path: path.to_path_buf(),
-        message,
-    };
-    let mut w = csv::Writer::from_path(path).map_err(|e| err(e.to_string()))?;
-    for row in rows {
-        w.serialize(row).map_err(|e| err(e.to_string()))?;
-    }
-    w.flush().map_err(|e| err(e.to_string()))
-}
-
-/// A markdown summary being assembled.
-struct Summary {
-    text: String,
-}
-
-impl Summary {
-    fn new(name: &str, title: &str, source: &str, settings: &Settings) -> Self {
-        let mut text = format!("# {title}\n\nSource: {source}.\n\n");
-        let _ = writeln!(
-            text,
-            "Run: `obbtree experiment {name} --out {}{}` (seed {}), obbtree {}.\n",
-            settings.out.display(),
-            if settings.quick { " --quick" } else { "" },
-            settings.seed,
-            env!("CARGO_PKG_VERSION"),
-        );
-        Self { text }
-    }
-
-    fn para(&mut self, s: &str) {
-        self.text.push_str(s);
-        self.text.push_str("\n\n");
-    }
-
-    fn heading(&mut self, s: &str) {
-        let _ = writeln!(self.text, "## {s}\n");
-    }
-
-    /// A markdown table.
-    fn table(&mut self, header: &[&str], rows: &[Vec<String>]) {
-        let _ = writeln!(self.text, "| {} |", header.join(" | "));
-        let _ = writeln!(self.text, "|{}", "---|".repeat(header.len()));
-        for r in rows {
-            let _ = writeln!(self.text, "| {} |", r.join(" | "));
-        }
-        self.text.push('\n');
-    }
-
-    fn claims(&mut self, claims: &[Claim]) {
-        self.heading("The paper's claims here");
-        let rows: Vec<Vec<String>> = claims
-            .iter()
-            .map(|c| {
-                vec![
-                    c.claim.clone(),
-                    c.paper.clone(),
-                    c.ours.clone(),
-                    if c.holds { "yes" } else { "**no**" }.to_string(),
-                ]
-            })
-            .collect();
-        self.table(&["claim", "paper", "ours", "holds?"], &rows);
-    }
-
-    fn images(&mut self, stems: &[&str]) {
-        for s in stems {
-            let _ = writeln!(self.text, "![{s}]({s}.png)\n");
-        }
-    }
-
-    fn write(self, out: &Path) -> Result<(), ExperimentError> {
-        let path = out.join("summary.md");
-        std::fs::write(&path, self.text).map_err(|source| ExperimentError::Io { path, source })
-    }
-}
+// Inputs shared by the experiments.
 
 /// Loads a model from the models folder, moved so its bounding box is centred on the origin
 /// (its "local coordinate system" for random placements).
 fn load_centered(settings: &Settings, file: &str) -> Result<crate::mesh::TriMesh, ExperimentError> {
-    let mesh = crate::mesh::load_obj(&settings.models.join(file))?;
+    let mesh = crate::mesh::load_obj(settings.models.join(file))?;
     let (lo, hi) = mesh.bounds();
     let c = nalgebra::center(&lo, &hi).coords;
     let vertices = mesh.vertices().iter().map(|p| p - c).collect();
@@ -337,17 +296,4 @@ fn shoemake(rng: &mut impl rand::RngExt) -> crate::math::UnitQuaternion {
         a * (TAU * u2).cos(),
         b * (TAU * u3).sin(),
     ))
-}
-
-/// A number with thousands separators, for the summaries.
-fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
 }

@@ -2,14 +2,12 @@
 //! (van den Bergen 1998, §5, Tables 1 and 2), and the build, refit and test times of his
 //! Table 3.
 
-use super::plot::{BarPlot, bar_plot};
-use super::{
-    Claim, ExperimentError, Progress, Settings, Summary, load_centered, median, shoemake,
-    thousands, write_csv,
-};
-use crate::bv::{Aabb, BoundingVolume, Obb, OverlapOptions, SatMode};
+use super::plot::{BarPlot, Plot};
+use super::report::{CsvFile, Figure, Report, Section, Table, thousands};
+use super::{Claim, ExperimentError, Progress, Settings, load_centered, shoemake};
+use crate::bv::{Aabb, BoundingVolume, BvKind, Obb, OverlapOptions, SatMode};
 use crate::bvh::{BuildOptions, Bvh};
-use crate::math::{Matrix3, Point, UnitQuaternion, Vector, transform_point};
+use crate::math::{Matrix3, Point, UnitQuaternion, Vector, median, timed, transform_point};
 use crate::mesh::TriMesh;
 use crate::query::{
     CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy,
@@ -18,39 +16,104 @@ use crate::query::{
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use std::hint::black_box;
-use std::time::Instant;
 
-/// The models: (file, name in our tables, the row of van den Bergen's tables it stands for).
-const MODELS: [(&str, &str, &str); 3] = [
-    ("torus.obj", "torus", "Torus"),
-    ("f-16.obj", "f-16", "X-wing"),
-    ("teapot.obj", "teapot", "Teapot"),
+/// A model of the experiment: its file, its name in our tables, and the model of van den
+/// Bergen's tables it stands for.
+#[derive(Clone, Copy, Debug)]
+struct Model {
+    file: &'static str,
+    name: &'static str,
+    paper: &'static str,
+}
+
+/// The models, in the order of van den Bergen's tables (the f-16 stands in for his slender
+/// X-wing).
+const MODELS: [Model; 3] = [
+    Model {
+        file: "torus.obj",
+        name: "torus",
+        paper: "Torus",
+    },
+    Model {
+        file: "f-16.obj",
+        name: "f-16",
+        paper: "X-wing",
+    },
+    Model {
+        file: "teapot.obj",
+        name: "teapot",
+        paper: "Teapot",
+    },
 ];
 
-/// van den Bergen's Tables 1 and 2: (model, tree, sat) → N_b, C_b µs, T_b s, N_p, C_p µs,
-/// T_p s, T_total s (100K placements, Sun UltraSPARC-I 167 MHz).
+/// A row of van den Bergen's Tables 1 (full SAT) and 2 (SAT lite): 100K placements of a model
+/// against itself, on a Sun UltraSPARC-I at 167 MHz (van den Bergen 1998, §5).
+#[derive(Clone, Copy, Debug)]
+struct PaperPlacements {
+    /// The paper's model name.
+    model: &'static str,
+    bv: BvKind,
+    sat: SatMode,
+    /// N_b: box tests.
+    n_b: u64,
+    /// C_b: microseconds per box test.
+    c_b_us: f64,
+    /// T_b = N_b · C_b, seconds.
+    t_b_s: f64,
+    /// N_p: triangle tests.
+    n_p: u64,
+    /// C_p: microseconds per triangle test.
+    c_p_us: f64,
+    /// T_p = N_p · C_p, seconds.
+    t_p_s: f64,
+    /// Total time, seconds.
+    t_total_s: f64,
+}
+
+/// van den Bergen's Tables 1 and 2.
 #[rustfmt::skip]
-const PAPER: [(&str, &str, &str, u64, f64, f64, u64, f64, f64, f64); 12] = [
-    ("Torus", "obb", "full", 10178961, 4.9, 49.7, 197314, 15.0, 2.9, 52.6),
-    ("X-wing", "obb", "full", 48890612, 4.6, 223.8, 975217, 10.0, 10.2, 234.0),
-    ("Teapot", "obb", "full", 12025710, 4.8, 57.6, 186329, 14.0, 2.7, 60.3),
-    ("Torus", "aabb", "full", 32913297, 3.7, 122.3, 3996806, 7.2, 28.7, 151.0),
-    ("X-wing", "aabb", "full", 92376250, 3.1, 288.8, 8601433, 7.1, 61.3, 350.1),
-    ("Teapot", "aabb", "full", 25810569, 3.3, 84.8, 1874830, 7.4, 13.9, 98.7),
-    ("Torus", "obb", "lite", 13116295, 3.7, 47.9, 371345, 12.0, 4.4, 52.3),
-    ("X-wing", "obb", "lite", 65041340, 3.4, 221.4, 2451543, 9.3, 22.9, 244.3),
-    ("Teapot", "obb", "lite", 14404588, 3.5, 50.8, 279987, 13.0, 3.5, 54.3),
-    ("Torus", "aabb", "lite", 40238149, 2.4, 96.1, 5222836, 7.4, 38.4, 134.5),
-    ("X-wing", "aabb", "lite", 121462120, 1.9, 236.7, 13066095, 7.0, 91.3, 328.0),
-    ("Teapot", "aabb", "lite", 30127623, 2.1, 62.5, 2214671, 7.0, 15.6, 78.1),
-];
+const PAPER_TABLES_1_2: [PaperPlacements; 12] = {
+    use BvKind::{Aabb, Obb};
+    use SatMode::{Full, Lite};
+    [
+        PaperPlacements { model: "Torus", bv: Obb, sat: Full, n_b: 10178961, c_b_us: 4.9, t_b_s: 49.7, n_p: 197314, c_p_us: 15.0, t_p_s: 2.9, t_total_s: 52.6 },
+        PaperPlacements { model: "X-wing", bv: Obb, sat: Full, n_b: 48890612, c_b_us: 4.6, t_b_s: 223.8, n_p: 975217, c_p_us: 10.0, t_p_s: 10.2, t_total_s: 234.0 },
+        PaperPlacements { model: "Teapot", bv: Obb, sat: Full, n_b: 12025710, c_b_us: 4.8, t_b_s: 57.6, n_p: 186329, c_p_us: 14.0, t_p_s: 2.7, t_total_s: 60.3 },
+        PaperPlacements { model: "Torus", bv: Aabb, sat: Full, n_b: 32913297, c_b_us: 3.7, t_b_s: 122.3, n_p: 3996806, c_p_us: 7.2, t_p_s: 28.7, t_total_s: 151.0 },
+        PaperPlacements { model: "X-wing", bv: Aabb, sat: Full, n_b: 92376250, c_b_us: 3.1, t_b_s: 288.8, n_p: 8601433, c_p_us: 7.1, t_p_s: 61.3, t_total_s: 350.1 },
+        PaperPlacements { model: "Teapot", bv: Aabb, sat: Full, n_b: 25810569, c_b_us: 3.3, t_b_s: 84.8, n_p: 1874830, c_p_us: 7.4, t_p_s: 13.9, t_total_s: 98.7 },
+        PaperPlacements { model: "Torus", bv: Obb, sat: Lite, n_b: 13116295, c_b_us: 3.7, t_b_s: 47.9, n_p: 371345, c_p_us: 12.0, t_p_s: 4.4, t_total_s: 52.3 },
+        PaperPlacements { model: "X-wing", bv: Obb, sat: Lite, n_b: 65041340, c_b_us: 3.4, t_b_s: 221.4, n_p: 2451543, c_p_us: 9.3, t_p_s: 22.9, t_total_s: 244.3 },
+        PaperPlacements { model: "Teapot", bv: Obb, sat: Lite, n_b: 14404588, c_b_us: 3.5, t_b_s: 50.8, n_p: 279987, c_p_us: 13.0, t_p_s: 3.5, t_total_s: 54.3 },
+        PaperPlacements { model: "Torus", bv: Aabb, sat: Lite, n_b: 40238149, c_b_us: 2.4, t_b_s: 96.1, n_p: 5222836, c_p_us: 7.4, t_p_s: 38.4, t_total_s: 134.5 },
+        PaperPlacements { model: "X-wing", bv: Aabb, sat: Lite, n_b: 121462120, c_b_us: 1.9, t_b_s: 236.7, n_p: 13066095, c_p_us: 7.0, t_p_s: 91.3, t_total_s: 328.0 },
+        PaperPlacements { model: "Teapot", bv: Aabb, sat: Lite, n_b: 30127623, c_b_us: 2.1, t_b_s: 62.5, n_p: 2214671, c_p_us: 7.0, t_p_s: 15.6, t_total_s: 78.1 },
+    ]
+};
 
-/// van den Bergen's Table 3: model → build OBB s, build AABB s, refit AABB ms, test OBB ms,
-/// test AABB ms.
-const PAPER_TIMES: [(&str, f64, f64, f64, f64, f64); 3] = [
-    ("Torus", 0.35, 0.11, 15.0, 0.5, 1.3),
-    ("X-wing", 0.46, 0.18, 18.0, 2.3, 3.3),
-    ("Teapot", 0.27, 0.08, 11.0, 0.6, 0.8),
+/// A column of van den Bergen's Table 3 (times of operations, same machine).
+#[derive(Clone, Copy, Debug)]
+struct PaperTimes {
+    /// The paper's model name.
+    model: &'static str,
+    /// Building an OBB tree, seconds.
+    build_obb_s: f64,
+    /// Building an AABB tree, seconds.
+    build_aabb_s: f64,
+    /// Refitting an AABB tree, milliseconds.
+    refit_aabb_ms: f64,
+    /// Testing a pair of OBB trees, milliseconds.
+    test_obb_ms: f64,
+    /// Testing a pair of AABB trees, milliseconds.
+    test_aabb_ms: f64,
+}
+
+/// van den Bergen's Table 3.
+#[rustfmt::skip]
+const PAPER_TABLE_3: [PaperTimes; 3] = [
+    PaperTimes { model: "Torus", build_obb_s: 0.35, build_aabb_s: 0.11, refit_aabb_ms: 15.0, test_obb_ms: 0.5, test_aabb_ms: 1.3 },
+    PaperTimes { model: "X-wing", build_obb_s: 0.46, build_aabb_s: 0.18, refit_aabb_ms: 18.0, test_obb_ms: 2.3, test_aabb_ms: 3.3 },
+    PaperTimes { model: "Teapot", build_obb_s: 0.27, build_aabb_s: 0.08, refit_aabb_ms: 11.0, test_obb_ms: 0.6, test_aabb_ms: 0.8 },
 ];
 
 /// One row of Tables 1/2: one model pair, one tree type, one SAT variant.
@@ -60,10 +123,10 @@ pub struct PlacementRow {
     pub model: String,
     /// Triangles of the model.
     pub triangles: usize,
-    /// `obb` or `aabb`.
-    pub bv: &'static str,
-    /// `full` (15 axes) or `lite` (6 face axes).
-    pub sat: &'static str,
+    /// The trees (`obb` or `aabb` in CSV).
+    pub bv: BvKind,
+    /// Full SAT (15 axes) or SAT lite (6 face axes); `full` or `lite` in CSV.
+    pub sat: SatMode,
     /// Placements tested.
     pub placements: usize,
     /// Placements that collide (first-contact queries; the same for every row of a model).
@@ -107,15 +170,24 @@ pub struct TimingRow {
     pub test_aabb_ms: f64,
 }
 
+/// The cube the origins of a model's placements are drawn in.
+#[derive(Clone, Debug)]
+pub struct CubeSide {
+    /// Model.
+    pub model: String,
+    /// Side of the cube, model units (about 60% of placements collide).
+    pub side: f64,
+}
+
 /// The result of `random-placements`.
 #[derive(Clone, Debug)]
 pub struct PlacementsResult {
-    /// Tables 1 and 2.
+    /// Tables 1 and 2: per model, OBB then AABB trees with full SAT, then with SAT lite.
     pub rows: Vec<PlacementRow>,
-    /// Table 3.
+    /// Table 3, per model.
     pub timings: Vec<TimingRow>,
-    /// Cube side per model (positions uniform in the cube), model units.
-    pub cube_sides: Vec<(String, f64)>,
+    /// Cube side per model.
+    pub cube_sides: Vec<CubeSide>,
     /// The summary's claims table.
     pub claims: Vec<Claim>,
 }
@@ -209,33 +281,50 @@ fn calibrate(a: &Bvh<Obb>, mesh: &TriMesh, pilot: &Draws) -> f64 {
     0.5 * (small + large)
 }
 
-/// Runs all placements with one tree type and SAT variant: (collisions per placement, N_b,
-/// N_p, total seconds, median µs).
+/// The queries of all placements with one tree type and SAT variant.
+struct Queries {
+    /// Whether each placement collides.
+    hits: Vec<bool>,
+    /// N_b.
+    n_b: u64,
+    /// N_p.
+    n_p: u64,
+    /// Time of all queries, seconds.
+    total_s: f64,
+    /// Median time of a query, microseconds.
+    median_us: f64,
+}
+
+/// Runs all placements with one tree type and SAT variant (first contact), `tick` every 1,000.
 fn run_all<B: BoundingVolume>(
     t: &Bvh<B>,
     placements: &[Placement],
     sat: SatMode,
     tick: &mut dyn FnMut(),
-) -> (Vec<bool>, u64, u64, f64, f64) {
+) -> Queries {
     let options = first_contact(sat);
     let mut r = CollisionReport::default();
-    let (mut nb, mut np) = (0, 0);
+    let (mut n_b, mut n_p) = (0, 0);
     let mut hits = Vec::with_capacity(placements.len());
     let mut times = Vec::with_capacity(placements.len());
-    let start = Instant::now();
     for (i, p) in placements.iter().enumerate() {
-        let t0 = Instant::now();
-        collide_relative(t, t, &p.rot, &p.pos, &options, &mut r);
-        times.push(t0.elapsed().as_secs_f64());
-        nb += r.bv_tests;
-        np += r.tri_tests;
+        let ((), seconds) = timed(|| collide_relative(t, t, &p.rot, &p.pos, &options, &mut r));
+        times.push(seconds);
+        n_b += r.bv_tests;
+        n_p += r.tri_tests;
         hits.push(r.colliding());
         if i % 1000 == 999 {
             tick();
         }
     }
-    let total = start.elapsed().as_secs_f64();
-    (hits, nb, np, total, median(&mut times) * 1e6)
+    let total_s = times.iter().sum();
+    Queries {
+        hits,
+        n_b,
+        n_p,
+        total_s,
+        median_us: median(&mut times) * 1e6,
+    }
 }
 
 /// C_b and C_p in microseconds: the box pairs and triangle pairs the queries of a sample of
@@ -267,228 +356,261 @@ fn unit_costs<B: BoundingVolume>(t: &Bvh<B>, sample: &[Placement], sat: SatMode)
         .map(|p| crate::query::volume_query(t, t, &p.rot, &p.pos, &options.overlap))
         .collect();
     let reps = (2_000_000 / boxes.len().max(1)).clamp(1, 200);
-    let start = Instant::now();
-    let mut hits = 0u64;
-    for _ in 0..reps {
-        for &(k, a, b) in &boxes {
-            let q = &queries[k];
-            let pb = B::place(q, &nodes[b as usize].bv);
-            hits += B::overlaps(q, black_box(&nodes[a as usize].bv), &pb) as u64;
+    let (hits, seconds) = timed(|| {
+        let mut hits = 0u64;
+        for _ in 0..reps {
+            for &(k, a, b) in &boxes {
+                let q = &queries[k];
+                let pb = B::place(q, &nodes[b as usize].bv);
+                hits += B::overlaps(q, black_box(&nodes[a as usize].bv), &pb) as u64;
+            }
         }
-    }
+        hits
+    });
     black_box(hits);
-    let c_b = start.elapsed().as_secs_f64() * 1e6 / (reps * boxes.len().max(1)) as f64;
+    let c_b = seconds * 1e6 / (reps * boxes.len().max(1)) as f64;
     let mesh = t.mesh();
     let reps = (500_000 / tris.len().max(1)).clamp(1, 200);
-    let start = Instant::now();
-    for _ in 0..reps {
-        for &(k, ta, tb) in &tris {
-            let p = &sample[k];
-            let q: [Point; 3] = mesh
-                .triangle(tb as usize)
-                .map(|x| transform_point(&p.rot, &p.pos, &x));
-            hits += triangles_intersect(black_box(&mesh.triangle(ta as usize)), &q) as u64;
+    let (hits, seconds) = timed(|| {
+        let mut hits = 0u64;
+        for _ in 0..reps {
+            for &(k, ta, tb) in &tris {
+                let p = &sample[k];
+                let q: [Point; 3] = mesh
+                    .triangle(tb as usize)
+                    .map(|x| transform_point(&p.rot, &p.pos, &x));
+                hits += triangles_intersect(black_box(&mesh.triangle(ta as usize)), &q) as u64;
+            }
         }
-    }
+        hits
+    });
     black_box(hits);
-    let c_p = start.elapsed().as_secs_f64() * 1e6 / (reps * tris.len().max(1)) as f64;
+    let c_p = seconds * 1e6 / (reps * tris.len().max(1)) as f64;
     (c_b, c_p)
 }
 
-fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
-    let t = Instant::now();
-    let v = f();
-    (v, t.elapsed().as_secs_f64())
+/// Sizes of a run: placements per model, and pilot placements for the cube's calibration.
+fn sizes(settings: &Settings) -> (usize, usize) {
+    if settings.quick {
+        (4_000, 400)
+    } else {
+        (100_000, 2_000)
+    }
 }
 
-pub(super) fn run(
+/// Measures `random-placements`: per model, Table 3's build and refit times, then Tables 1–2.
+pub(super) fn measure(
     settings: &Settings,
     progress: Progress<'_>,
 ) -> Result<PlacementsResult, ExperimentError> {
-    let n = if settings.quick { 4_000 } else { 100_000 };
-    let pilot_n = if settings.quick { 400 } else { 2_000 };
-    let build = BuildOptions::default();
+    let (n, _) = sizes(settings);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(settings.seed);
-    let mut rows = Vec::new();
-    let mut timings = Vec::new();
-    let mut cube_sides = Vec::new();
+    let mut result = PlacementsResult {
+        rows: Vec::new(),
+        timings: Vec::new(),
+        cube_sides: Vec::new(),
+        claims: Vec::new(),
+    };
     let total_ticks = (MODELS.len() * 4 * n / 1000) as u64;
     let mut ticks = 0u64;
-
-    for (file, name, _) in MODELS {
-        let mesh = load_centered(settings, file)?;
-        let tris = mesh.triangle_count();
-        let stage = format!("random-placements {name}");
+    for model in MODELS {
+        let stage = format!("random-placements {}", model.name);
         progress(&stage, ticks, total_ticks);
-        // Table 3: builds (median of 3) and refit (median of 5 after a deformation).
-        let mut obb_builds = Vec::new();
-        let mut aabb_builds = Vec::new();
-        let mut obb = None;
-        let mut aabb = None;
-        for _ in 0..3 {
-            let (t, s) = timed(|| Bvh::<Obb>::build(mesh.clone(), &build));
-            obb_builds.push(s);
-            obb = Some(t);
-            let (t, s) = timed(|| Bvh::<Aabb>::build(mesh.clone(), &build));
-            aabb_builds.push(s);
-            aabb = Some(t);
-        }
-        let (obb, aabb) = (obb.expect("built"), aabb.expect("built"));
-        let mut deformed = aabb.clone();
-        let (lo, hi) = mesh.bounds();
-        let wobble = 0.01 * (hi - lo).norm();
-        let moved = mesh
-            .vertices()
-            .iter()
-            .map(|p| p + Vector::new(p.y.sin(), p.z.cos(), p.x.sin()) * wobble)
-            .collect();
-        deformed.set_vertices(moved)?;
-        let mut refits: Vec<f64> = (0..5).map(|_| timed(|| deformed.refit()).1).collect();
-
-        let pilot = Draws::new(pilot_n, &mut rng);
-        let side = calibrate(&obb, &mesh, &pilot);
-        cube_sides.push((name.to_string(), side));
-        let placements = Draws::new(n, &mut rng).placements(side);
-        let sample: Vec<Placement> = placements
-            .iter()
-            .step_by((n / 200).max(1))
-            .copied()
-            .collect();
-
-        let mut truth: Option<Vec<bool>> = None;
-        let mut test_ms = [0.0f64; 2];
-        for (sat, sat_name) in [(SatMode::Full, "full"), (SatMode::Lite, "lite")] {
-            for bv in ["obb", "aabb"] {
-                let mut tick = || {
-                    ticks += 1;
-                    progress(&stage, ticks, total_ticks);
-                };
-                let ((hits, n_b, n_p, total, med), (c_b, c_p)) = if bv == "obb" {
-                    (
-                        run_all(&obb, &placements, sat, &mut tick),
-                        unit_costs(&obb, &sample, sat),
-                    )
-                } else {
-                    (
-                        run_all(&aabb, &placements, sat, &mut tick),
-                        unit_costs(&aabb, &sample, sat),
-                    )
-                };
-                match &truth {
-                    None => truth = Some(hits.clone()),
-                    Some(t) if *t != hits => {
-                        return Err(ExperimentError::Inconsistent(format!(
-                            "{name}: {bv} trees with {sat_name} SAT disagree with OBB trees on a placement"
-                        )));
-                    }
-                    Some(_) => {}
-                }
-                if sat == SatMode::Full {
-                    test_ms[(bv == "aabb") as usize] = total * 1e3 / n as f64;
-                }
-                rows.push(PlacementRow {
-                    model: name.to_string(),
-                    triangles: tris,
-                    bv,
-                    sat: sat_name,
-                    placements: n,
-                    collisions: hits.iter().filter(|&&h| h).count(),
-                    n_b,
-                    c_b_us: c_b,
-                    t_b_s: n_b as f64 * c_b * 1e-6,
-                    n_p,
-                    c_p_us: c_p,
-                    t_p_s: n_p as f64 * c_p * 1e-6,
-                    t_total_s: total,
-                    median_query_us: med,
-                });
-            }
-        }
-        timings.push(TimingRow {
-            model: name.to_string(),
-            triangles: tris,
-            build_obb_s: median(&mut obb_builds),
-            build_aabb_s: median(&mut aabb_builds),
-            refit_aabb_ms: median(&mut refits) * 1e3,
-            test_obb_ms: test_ms[0],
-            test_aabb_ms: test_ms[1],
-        });
+        let mut tick = || {
+            ticks += 1;
+            progress(&stage, ticks, total_ticks);
+        };
+        measure_model(settings, model, &mut rng, &mut tick, &mut result)?;
     }
     progress("random-placements", total_ticks, total_ticks);
-    let claims = claims(&rows, &timings);
-    let result = PlacementsResult {
-        rows,
-        timings,
-        cube_sides,
-        claims,
-    };
-    write(&result, settings)?;
+    result.claims = claims(&result.rows, &result.timings);
     Ok(result)
 }
 
-fn row<'a>(rows: &'a [PlacementRow], model: &str, bv: &str, sat: &str) -> &'a PlacementRow {
-    rows.iter()
-        .find(|r| r.model == model && r.bv == bv && r.sat == sat)
-        .expect("every combination is measured")
+/// Both trees and their build times, seconds (median of 3 builds each, alternating):
+/// (OBB tree, AABB tree, OBB s, AABB s).
+fn builds(mesh: &TriMesh) -> (Bvh<Obb>, Bvh<Aabb>, f64, f64) {
+    let build = BuildOptions::default();
+    let (obb, s) = timed(|| Bvh::<Obb>::build(mesh.clone(), &build));
+    let mut obb_s = vec![s];
+    let (aabb, s) = timed(|| Bvh::<Aabb>::build(mesh.clone(), &build));
+    let mut aabb_s = vec![s];
+    for _ in 0..2 {
+        obb_s.push(timed(|| Bvh::<Obb>::build(mesh.clone(), &build)).1);
+        aabb_s.push(timed(|| Bvh::<Aabb>::build(mesh.clone(), &build)).1);
+    }
+    (obb, aabb, median(&mut obb_s), median(&mut aabb_s))
 }
 
-fn paper_row(model: &str, bv: &str, sat: &str) -> (u64, u64, f64) {
-    let p = PAPER
+/// Refit time of an AABB tree after every vertex moved by about 1% of the model's size,
+/// seconds (median of 5).
+fn refit_time(aabb: &Bvh<Aabb>, mesh: &TriMesh) -> Result<f64, ExperimentError> {
+    let mut deformed = aabb.clone();
+    let (lo, hi) = mesh.bounds();
+    let wobble = 0.01 * (hi - lo).norm();
+    let moved = mesh
+        .vertices()
         .iter()
-        .find(|p| p.0 == model && p.1 == bv && p.2 == sat)
-        .expect("the paper has every combination");
-    (p.3, p.6, p.9)
+        .map(|p| p + Vector::new(p.y.sin(), p.z.cos(), p.x.sin()) * wobble)
+        .collect();
+    deformed.set_vertices(moved)?;
+    let mut refits: Vec<f64> = (0..5).map(|_| timed(|| deformed.refit()).1).collect();
+    Ok(median(&mut refits))
+}
+
+/// One model: its Table 3 column and its four rows of Tables 1–2 (the same placements for
+/// every configuration, which must all give the same answers).
+fn measure_model(
+    settings: &Settings,
+    model: Model,
+    rng: &mut Xoshiro256PlusPlus,
+    tick: &mut dyn FnMut(),
+    result: &mut PlacementsResult,
+) -> Result<(), ExperimentError> {
+    let (n, pilot_n) = sizes(settings);
+    let mesh = load_centered(settings, model.file)?;
+    let (obb, aabb, build_obb_s, build_aabb_s) = builds(&mesh);
+    let refit_s = refit_time(&aabb, &mesh)?;
+    let pilot = Draws::new(pilot_n, rng);
+    let side = calibrate(&obb, &mesh, &pilot);
+    result.cube_sides.push(CubeSide {
+        model: model.name.into(),
+        side,
+    });
+    let placements = Draws::new(n, rng).placements(side);
+    let sample: Vec<Placement> = placements
+        .iter()
+        .step_by((n / 200).max(1))
+        .copied()
+        .collect();
+    let mut rows = Vec::with_capacity(4);
+    let mut truth: Option<Vec<bool>> = None;
+    for sat in [SatMode::Full, SatMode::Lite] {
+        for (row, hits) in [
+            config_row(&obb, model, &placements, &sample, sat, tick),
+            config_row(&aabb, model, &placements, &sample, sat, tick),
+        ] {
+            if *truth.get_or_insert_with(|| hits.clone()) != hits {
+                return Err(ExperimentError::Inconsistent(format!(
+                    "{}: {} trees with {sat:?} SAT disagree with OBB trees on a placement",
+                    model.name, row.bv
+                )));
+            }
+            rows.push(row);
+        }
+    }
+    let test_ms = |bv: BvKind| {
+        rows.iter()
+            .find(|r| r.bv == bv && r.sat == SatMode::Full)
+            .map_or(0.0, |r| r.t_total_s * 1e3 / n as f64)
+    };
+    result.timings.push(TimingRow {
+        model: model.name.into(),
+        triangles: mesh.triangle_count(),
+        build_obb_s,
+        build_aabb_s,
+        refit_aabb_ms: refit_s * 1e3,
+        test_obb_ms: test_ms(BvKind::Obb),
+        test_aabb_ms: test_ms(BvKind::Aabb),
+    });
+    result.rows.extend(rows);
+    Ok(())
+}
+
+/// The row of one tree type and SAT variant, with the per-placement answers.
+fn config_row<B: BoundingVolume>(
+    tree: &Bvh<B>,
+    model: Model,
+    placements: &[Placement],
+    sample: &[Placement],
+    sat: SatMode,
+    tick: &mut dyn FnMut(),
+) -> (PlacementRow, Vec<bool>) {
+    let q = run_all(tree, placements, sat, tick);
+    let (c_b, c_p) = unit_costs(tree, sample, sat);
+    let row = PlacementRow {
+        model: model.name.into(),
+        triangles: tree.mesh().triangle_count(),
+        bv: B::KIND,
+        sat,
+        placements: placements.len(),
+        collisions: q.hits.iter().filter(|&&h| h).count(),
+        n_b: q.n_b,
+        c_b_us: c_b,
+        t_b_s: q.n_b as f64 * c_b * 1e-6,
+        n_p: q.n_p,
+        c_p_us: c_p,
+        t_p_s: q.n_p as f64 * c_p * 1e-6,
+        t_total_s: q.total_s,
+        median_query_us: q.median_us,
+    };
+    (row, q.hits)
+}
+
+fn row<'a>(
+    rows: &'a [PlacementRow],
+    model: &str,
+    bv: BvKind,
+    sat: SatMode,
+) -> Option<&'a PlacementRow> {
+    rows.iter()
+        .find(|r| r.model == model && r.bv == bv && r.sat == sat)
+}
+
+fn paper_row(model: Model, bv: BvKind, sat: SatMode) -> Option<&'static PaperPlacements> {
+    PAPER_TABLES_1_2
+        .iter()
+        .find(|p| p.model == model.paper && p.bv == bv && p.sat == sat)
+}
+
+/// Whether every row of both tables was measured (they are, by construction).
+fn complete(rows: &[PlacementRow]) -> bool {
+    MODELS.iter().all(|m| {
+        [BvKind::Obb, BvKind::Aabb].iter().all(|&bv| {
+            [SatMode::Full, SatMode::Lite]
+                .iter()
+                .all(|&sat| row(rows, m.name, bv, sat).is_some())
+        })
+    })
 }
 
 fn claims(rows: &[PlacementRow], timings: &[TimingRow]) -> Vec<Claim> {
+    if !complete(rows) {
+        return Vec::new();
+    }
+    let get = |m: &str, bv, sat| row(rows, m, bv, sat).expect("complete");
     let mut c = Vec::new();
-    for (_, name, paper) in MODELS {
+    for m in MODELS {
         let (o, a) = (
-            row(rows, name, "obb", "full"),
-            row(rows, name, "aabb", "full"),
+            get(m.name, BvKind::Obb, SatMode::Full),
+            get(m.name, BvKind::Aabb, SatMode::Full),
         );
-        let (po, pa) = (
-            paper_row(paper, "obb", "full"),
-            paper_row(paper, "aabb", "full"),
-        );
-        c.push(Claim::new(
-            format!("{name}: AABB trees need more box tests than OBB trees (N_b ratio)"),
-            format!("{:.1}× ({paper})", pa.0 as f64 / po.0 as f64),
-            format!("{:.1}×", a.n_b as f64 / o.n_b as f64),
-            a.n_b > o.n_b,
-        ));
-        c.push(Claim::new(
-            format!("{name}: OBB trees need fewer triangle tests (N_p ratio)"),
-            format!("{:.1}×", pa.1 as f64 / po.1 as f64),
-            format!("{:.1}×", a.n_p as f64 / o.n_p.max(1) as f64),
-            a.n_p > o.n_p,
-        ));
-        c.push(Claim::new(
-            format!("{name}: OBB tree T_total below AABB tree's (full SAT)"),
-            format!("{:.1} s vs {:.1} s", po.2, pa.2),
-            format!("{:.2} s vs {:.2} s", o.t_total_s, a.t_total_s),
-            o.t_total_s < a.t_total_s,
-        ));
+        c.extend(model_claims(m, o, a));
     }
-    for (_, name, _) in MODELS.iter().filter(|m| m.1 != "f-16") {
-        let o = row(rows, name, "obb", "full");
+    for m in MODELS.iter().filter(|m| m.name != "f-16") {
+        let o = get(m.name, BvKind::Obb, SatMode::Full);
+        let per = o.n_p as f64 / o.placements as f64;
         c.push(Claim::new(
-            format!("{name}: fewer than two triangle tests per placement with OBB trees"),
+            format!(
+                "{}: fewer than two triangle tests per placement with OBB trees",
+                m.name
+            ),
             "< 2",
-            format!("{:.2}", o.n_p as f64 / o.placements as f64),
-            (o.n_p as f64 / o.placements as f64) < 2.0,
+            format!("{per:.2}"),
+            per < 2.0,
         ));
     }
-    let gain = |bv: &str| {
+    let gain = |bv| {
         let g: Vec<f64> = MODELS
             .iter()
             .map(|m| {
-                row(rows, m.1, bv, "full").t_total_s / row(rows, m.1, bv, "lite").t_total_s - 1.0
+                get(m.name, bv, SatMode::Full).t_total_s / get(m.name, bv, SatMode::Lite).t_total_s
+                    - 1.0
             })
             .collect();
         g.iter().sum::<f64>() / g.len() as f64
     };
-    let (ga, go) = (gain("aabb"), gain("obb"));
+    let (ga, go) = (gain(BvKind::Aabb), gain(BvKind::Obb));
     c.push(Claim::new(
         "SAT lite speeds up AABB trees (mean over the models)",
         "≈ +15%",
@@ -501,8 +623,45 @@ fn claims(rows: &[PlacementRow], timings: &[TimingRow]) -> Vec<Claim> {
         format!("{:+.0}%", go * 100.0),
         go.abs() < 0.15,
     ));
-    for t in timings {
-        c.push(Claim::new(
+    c.extend(timings.iter().flat_map(timing_claims));
+    c
+}
+
+/// Tables 1's claims for one model: OBB rows `o`, AABB rows `a` (full SAT).
+fn model_claims(m: Model, o: &PlacementRow, a: &PlacementRow) -> Vec<Claim> {
+    let (Some(po), Some(pa)) = (
+        paper_row(m, BvKind::Obb, SatMode::Full),
+        paper_row(m, BvKind::Aabb, SatMode::Full),
+    ) else {
+        return Vec::new();
+    };
+    let name = m.name;
+    vec![
+        Claim::new(
+            format!("{name}: AABB trees need more box tests than OBB trees (N_b ratio)"),
+            format!("{:.1}× ({})", pa.n_b as f64 / po.n_b as f64, m.paper),
+            format!("{:.1}×", a.n_b as f64 / o.n_b as f64),
+            a.n_b > o.n_b,
+        ),
+        Claim::new(
+            format!("{name}: OBB trees need fewer triangle tests (N_p ratio)"),
+            format!("{:.1}×", pa.n_p as f64 / po.n_p as f64),
+            format!("{:.1}×", a.n_p as f64 / o.n_p.max(1) as f64),
+            a.n_p > o.n_p,
+        ),
+        Claim::new(
+            format!("{name}: OBB tree T_total below AABB tree's (full SAT)"),
+            format!("{:.1} s vs {:.1} s", po.t_total_s, pa.t_total_s),
+            format!("{:.2} s vs {:.2} s", o.t_total_s, a.t_total_s),
+            o.t_total_s < a.t_total_s,
+        ),
+    ]
+}
+
+/// Table 3's claims for one model.
+fn timing_claims(t: &TimingRow) -> [Claim; 3] {
+    [
+        Claim::new(
             format!(
                 "{}: refitting an AABB tree is faster than rebuilding it",
                 t.model
@@ -510,14 +669,14 @@ fn claims(rows: &[PlacementRow], timings: &[TimingRow]) -> Vec<Claim> {
             "≈ 7–10× (Table 3, §4)",
             format!("{:.1}×", t.build_aabb_s * 1e3 / t.refit_aabb_ms),
             t.refit_aabb_ms < t.build_aabb_s * 1e3,
-        ));
-        c.push(Claim::new(
+        ),
+        Claim::new(
             format!("{}: refit AABB tree < 5% of an OBB tree build", t.model),
             "< 5% (3–4%)",
             format!("{:.1}%", 100.0 * t.refit_aabb_ms / (t.build_obb_s * 1e3)),
             t.refit_aabb_ms < 0.05 * t.build_obb_s * 1e3,
-        ));
-        c.push(Claim::new(
+        ),
+        Claim::new(
             format!(
                 "{}: testing a pair of OBB trees is faster than a pair of AABB trees",
                 t.model
@@ -525,67 +684,79 @@ fn claims(rows: &[PlacementRow], timings: &[TimingRow]) -> Vec<Claim> {
             "yes (all three models)",
             format!("{:.3} ms vs {:.3} ms", t.test_obb_ms, t.test_aabb_ms),
             t.test_obb_ms < t.test_aabb_ms,
-        ));
-    }
-    c
+        ),
+    ]
 }
 
-fn write(r: &PlacementsResult, settings: &Settings) -> Result<(), ExperimentError> {
-    let out = &settings.out;
-    write_csv(&out.join("random-placements.csv"), &r.rows)?;
-    write_csv(&out.join("random-placements-times.csv"), &r.timings)?;
-    let groups: Vec<String> = MODELS.iter().map(|m| m.1.to_string()).collect();
-    // One bar series per (tree, SAT) configuration, one bar per model.
-    let series = |value: fn(&PlacementRow) -> f64| -> Vec<(String, Vec<f64>)> {
-        [
-            ("obb", "full"),
-            ("aabb", "full"),
-            ("obb", "lite"),
-            ("aabb", "lite"),
-        ]
-        .iter()
-        .map(|(bv, sat)| {
-            (
-                format!("{} tree, {} SAT", bv.to_uppercase(), sat),
-                MODELS
-                    .iter()
-                    .map(|m| value(row(&r.rows, m.1, bv, sat)))
-                    .collect(),
-            )
-        })
-        .collect()
-    };
-    bar_plot(
-        out,
-        "random-placements-box-tests",
-        &BarPlot {
-            title: "Random placements: box tests N_b (van den Bergen Tables 1–2)",
-            y_label: "box tests over all placements",
-            log_y: false,
-            groups: &groups,
-            series: &series(|x| x.n_b as f64),
-        },
-    )?;
-    bar_plot(
-        out,
-        "random-placements-time",
-        &BarPlot {
-            title: "Random placements: T_total, seconds",
-            y_label: "seconds for all placements",
-            log_y: false,
-            groups: &groups,
-            series: &series(|x| x.t_total_s),
-        },
-    )?;
+/// The (tree, SAT) configurations in the order of the tables and the plots' series.
+const CONFIGS: [(BvKind, SatMode); 4] = [
+    (BvKind::Obb, SatMode::Full),
+    (BvKind::Aabb, SatMode::Full),
+    (BvKind::Obb, SatMode::Lite),
+    (BvKind::Aabb, SatMode::Lite),
+];
 
-    let mut s = Summary::new(
-        "random-placements",
-        "Random placements: AABB trees vs OBB trees",
-        "van den Bergen 1998, \"Efficient collision detection of complex deformable models using AABB trees\", §5, Tables 1–3",
-        settings,
-    );
+fn sat_name(sat: SatMode) -> &'static str {
+    match sat {
+        SatMode::Full => "full",
+        SatMode::Lite => "lite",
+    }
+}
+
+/// The report of `random-placements`.
+pub(super) fn report(r: &PlacementsResult) -> Result<Report, ExperimentError> {
+    let mut sections = Vec::new();
+    for (sat, title) in [
+        (SatMode::Full, "Table 1 (full SAT)"),
+        (SatMode::Lite, "Table 2 (SAT lite)"),
+    ] {
+        sections.push(Section::table(title, placements_table(r, sat)));
+    }
+    sections.push(Section::table(
+        "Table 3 (times of operations)",
+        times_table(r),
+    ));
+    Ok(Report {
+        experiment: super::Experiment::RandomPlacements,
+        title: "Random placements: AABB trees vs OBB trees".into(),
+        source:
+            "van den Bergen 1998, \"Efficient collision detection of complex deformable models \
+                 using AABB trees\", §5, Tables 1–3"
+                .into(),
+        setup: setup(r),
+        csv: vec![
+            CsvFile::new("random-placements.csv", &r.rows)?,
+            CsvFile::new("random-placements-times.csv", &r.timings)?,
+        ],
+        figures: vec![
+            bars(
+                r,
+                "random-placements-box-tests",
+                "Random placements: box tests N_b (van den Bergen Tables 1–2)",
+                "box tests over all placements",
+                |x| x.n_b as f64,
+            ),
+            bars(
+                r,
+                "random-placements-time",
+                "Random placements: T_total, seconds",
+                "seconds for all placements",
+                |x| x.t_total_s,
+            ),
+        ],
+        claims: r.claims.clone(),
+        sections,
+    })
+}
+
+fn setup(r: &PlacementsResult) -> String {
     let n = r.rows.first().map_or(0, |x| x.placements);
-    s.para(&format!(
+    let sides: Vec<String> = r
+        .cube_sides
+        .iter()
+        .map(|c| format!("{} {:.3}", c.model, c.side))
+        .collect();
+    format!(
         "Each model against a copy of itself (the f-16 stands in for his slender X-wing), {} random \
          placements: both models at Shoemake-uniform random rotations, their origins (the centres of \
          their bounding boxes) uniform in a cube sized by bisection on a pilot sample so that about \
@@ -596,40 +767,64 @@ fn write(r: &PlacementsResult, settings: &Settings) -> Result<(), ExperimentErro
          his tables, while T_total is the measured time of all queries (it includes the traversal \
          itself). Paper: Sun UltraSPARC-I, 167 MHz; ours: this machine.",
         thousands(n as u64),
-        r.cube_sides
-            .iter()
-            .map(|(m, side)| format!("{m} {side:.3}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    ));
-    s.images(&["random-placements-box-tests", "random-placements-time"]);
-    s.claims(&r.claims);
-    for (sat, title) in [
-        ("full", "Table 1 (full SAT)"),
-        ("lite", "Table 2 (SAT lite)"),
-    ] {
-        s.heading(title);
-        let mut rows = Vec::new();
-        for bv in ["obb", "aabb"] {
-            for (_, name, paper) in MODELS {
-                let p = PAPER
+        sides.join(", ")
+    )
+}
+
+/// A bar plot: one series per (tree, SAT) configuration, one bar per model.
+fn bars(
+    r: &PlacementsResult,
+    stem: &str,
+    title: &str,
+    y_label: &str,
+    value: fn(&PlacementRow) -> f64,
+) -> Figure {
+    let series = CONFIGS
+        .iter()
+        .map(|&(bv, sat)| {
+            (
+                format!("{} tree, {} SAT", bv.name().to_uppercase(), sat_name(sat)),
+                MODELS
                     .iter()
-                    .find(|p| p.0 == paper && p.1 == bv && p.2 == sat)
-                    .expect("paper row");
+                    .map(|m| row(&r.rows, m.name, bv, sat).map_or(0.0, value))
+                    .collect(),
+            )
+        })
+        .collect();
+    Figure {
+        stem: stem.into(),
+        plot: Plot::Bar(BarPlot {
+            title: title.into(),
+            y_label: y_label.into(),
+            log_y: false,
+            groups: MODELS.iter().map(|m| m.name.to_string()).collect(),
+            series,
+        }),
+    }
+}
+
+/// Table 1 or 2: the paper's row above ours for each tree type and model.
+fn placements_table(r: &PlacementsResult, sat: SatMode) -> Table {
+    let mut rows = Vec::new();
+    for bv in [BvKind::Obb, BvKind::Aabb] {
+        let tree = bv.name().to_uppercase();
+        for m in MODELS {
+            if let Some(p) = paper_row(m, bv, sat) {
                 rows.push(vec![
-                    format!("{} {paper} (paper)", bv.to_uppercase()),
+                    format!("{tree} {} (paper)", m.paper),
                     "–".into(),
-                    thousands(p.3),
-                    format!("{}", p.4),
-                    format!("{}", p.5),
-                    thousands(p.6),
-                    format!("{}", p.7),
-                    format!("{}", p.8),
-                    format!("{}", p.9),
+                    thousands(p.n_b),
+                    format!("{}", p.c_b_us),
+                    format!("{}", p.t_b_s),
+                    thousands(p.n_p),
+                    format!("{}", p.c_p_us),
+                    format!("{}", p.t_p_s),
+                    format!("{}", p.t_total_s),
                 ]);
-                let o = row(&r.rows, name, bv, sat);
+            }
+            if let Some(o) = row(&r.rows, m.name, bv, sat) {
                 rows.push(vec![
-                    format!("{} {name} (ours)", bv.to_uppercase()),
+                    format!("{tree} {} (ours)", m.name),
                     thousands(o.collisions as u64),
                     thousands(o.n_b),
                     format!("{:.3}", o.c_b_us),
@@ -641,36 +836,37 @@ fn write(r: &PlacementsResult, settings: &Settings) -> Result<(), ExperimentErro
                 ]);
             }
         }
-        s.table(
-            &[
-                "tree, model",
-                "collisions",
-                "N_b",
-                "C_b µs",
-                "T_b s",
-                "N_p",
-                "C_p µs",
-                "T_p s",
-                "T_total s",
-            ],
-            &rows,
-        );
     }
-    s.heading("Table 3 (times of operations)");
+    Table::new(
+        &[
+            "tree, model",
+            "collisions",
+            "N_b",
+            "C_b µs",
+            "T_b s",
+            "N_p",
+            "C_p µs",
+            "T_p s",
+            "T_total s",
+        ],
+        rows,
+    )
+}
+
+/// Table 3: the paper's column above ours for each model.
+fn times_table(r: &PlacementsResult) -> Table {
     let mut rows = Vec::new();
-    for ((_, _, paper), t) in MODELS.iter().zip(&r.timings) {
-        let p = PAPER_TIMES
-            .iter()
-            .find(|p| p.0 == *paper)
-            .expect("paper column");
-        rows.push(vec![
-            format!("{paper} (paper)"),
-            format!("{} s", p.1),
-            format!("{} s", p.2),
-            format!("{} ms", p.3),
-            format!("{} ms", p.4),
-            format!("{} ms", p.5),
-        ]);
+    for (m, t) in MODELS.iter().zip(&r.timings) {
+        if let Some(p) = PAPER_TABLE_3.iter().find(|p| p.model == m.paper) {
+            rows.push(vec![
+                format!("{} (paper)", p.model),
+                format!("{} s", p.build_obb_s),
+                format!("{} s", p.build_aabb_s),
+                format!("{} ms", p.refit_aabb_ms),
+                format!("{} ms", p.test_obb_ms),
+                format!("{} ms", p.test_aabb_ms),
+            ]);
+        }
         rows.push(vec![
             format!("{} ({} triangles, ours)", t.model, t.triangles),
             format!("{:.4} s", t.build_obb_s),
@@ -680,7 +876,7 @@ fn write(r: &PlacementsResult, settings: &Settings) -> Result<(), ExperimentErro
             format!("{:.4} ms", t.test_aabb_ms),
         ]);
     }
-    s.table(
+    Table::new(
         &[
             "model",
             "build OBB tree",
@@ -689,11 +885,6 @@ fn write(r: &PlacementsResult, settings: &Settings) -> Result<(), ExperimentErro
             "test OBB pair",
             "test AABB pair",
         ],
-        &rows,
-    );
-    s.para(
-        "Files: `random-placements.csv` (Tables 1–2), `random-placements-times.csv` (Table 3), \
-         `random-placements-box-tests.{png,svg}`, `random-placements-time.{png,svg}`.",
-    );
-    s.write(out)
+        rows,
+    )
 }

@@ -36,23 +36,29 @@ pub(super) struct Series {
 
 /// A line plot; with `log_x`/`log_y` the axis shows log10 of the values (ticks labelled with
 /// the values).
-pub(super) struct LinePlot<'a> {
-    pub title: &'a str,
-    pub x_label: &'a str,
-    pub y_label: &'a str,
+pub(super) struct LinePlot {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
     pub log_x: bool,
     pub log_y: bool,
-    pub series: &'a [Series],
+    pub series: Vec<Series>,
 }
 
 /// Grouped bars: one group per category, one bar per series.
-pub(super) struct BarPlot<'a> {
-    pub title: &'a str,
-    pub y_label: &'a str,
+pub(super) struct BarPlot {
+    pub title: String,
+    pub y_label: String,
     pub log_y: bool,
-    pub groups: &'a [String],
+    pub groups: Vec<String>,
     /// (series name, one value per group)
-    pub series: &'a [(String, Vec<f64>)],
+    pub series: Vec<(String, Vec<f64>)>,
+}
+
+/// A plot of a report.
+pub(super) enum Plot {
+    Line(LinePlot),
+    Bar(BarPlot),
 }
 
 fn tick(log: bool, v: f64) -> String {
@@ -112,7 +118,7 @@ fn draw_lines<DB: DrawingBackend>(
     let (y0, y1) = range(ys, 0.05);
     let y0 = if p.log_y { y0 } else { y0.min(0.0) };
     let mut chart = ChartBuilder::on(&root)
-        .caption(p.title, ("sans-serif", 24))
+        .caption(p.title.as_str(), ("sans-serif", 24))
         .margin(16)
         .x_label_area_size(48)
         .y_label_area_size(80)
@@ -120,8 +126,8 @@ fn draw_lines<DB: DrawingBackend>(
         .map_err(|e| e.to_string())?;
     chart
         .configure_mesh()
-        .x_desc(p.x_label)
-        .y_desc(p.y_label)
+        .x_desc(p.x_label.as_str())
+        .y_desc(p.y_label.as_str())
         .x_label_formatter(&|v| tick(p.log_x, *v))
         .y_label_formatter(&|v| tick(p.log_y, *v))
         .label_style(("sans-serif", 15))
@@ -160,13 +166,13 @@ fn draw_bars<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, p: &BarPlot) -> R
     let y0 = if p.log_y { y0 } else { 0.0 };
     let n = p.groups.len().max(1) as f64;
     let mut chart = ChartBuilder::on(&root)
-        .caption(p.title, ("sans-serif", 24))
+        .caption(p.title.as_str(), ("sans-serif", 24))
         .margin(16)
         .x_label_area_size(48)
         .y_label_area_size(80)
         .build_cartesian_2d(0.0..n, y0..y1)
         .map_err(|e| e.to_string())?;
-    let groups = p.groups.to_vec();
+    let groups = p.groups.clone();
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -179,7 +185,7 @@ fn draw_bars<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, p: &BarPlot) -> R
                 String::new()
             }
         })
-        .y_desc(p.y_label)
+        .y_desc(p.y_label.as_str())
         .y_label_formatter(&|v| tick(p.log_y, *v))
         .label_style(("sans-serif", 15))
         .draw()
@@ -229,21 +235,19 @@ fn write_both(
 }
 
 /// Writes `stem.png` and `stem.svg` under `out`.
-pub(super) fn line_plot(out: &Path, stem: &str, plot: &LinePlot) -> Result<(), ExperimentError> {
-    write_both(
-        out,
-        stem,
-        |p| draw_lines(BitMapBackend::new(p, SIZE).into_drawing_area(), plot),
-        |p| draw_lines(SVGBackend::new(p, SIZE).into_drawing_area(), plot),
-    )
-}
-
-/// Writes `stem.png` and `stem.svg` under `out`.
-pub(super) fn bar_plot(out: &Path, stem: &str, plot: &BarPlot) -> Result<(), ExperimentError> {
-    write_both(
-        out,
-        stem,
-        |p| draw_bars(BitMapBackend::new(p, SIZE).into_drawing_area(), plot),
-        |p| draw_bars(SVGBackend::new(p, SIZE).into_drawing_area(), plot),
-    )
+pub(super) fn draw(out: &Path, stem: &str, plot: &Plot) -> Result<(), ExperimentError> {
+    match plot {
+        Plot::Line(p) => write_both(
+            out,
+            stem,
+            |f| draw_lines(BitMapBackend::new(f, SIZE).into_drawing_area(), p),
+            |f| draw_lines(SVGBackend::new(f, SIZE).into_drawing_area(), p),
+        ),
+        Plot::Bar(p) => write_both(
+            out,
+            stem,
+            |f| draw_bars(BitMapBackend::new(f, SIZE).into_drawing_area(), p),
+            |f| draw_bars(SVGBackend::new(f, SIZE).into_drawing_area(), p),
+        ),
+    }
 }

@@ -1,9 +1,10 @@
 //! Parallel and point close proximity (Gottschalk et al. 1996, §6, Figs. 5 and 6): box tests
 //! per query of OBB and AABB trees as two tessellated spheres come within ε.
 
-use super::plot::{LinePlot, Series, line_plot};
-use super::{Claim, Experiment, ExperimentError, Progress, Settings, Summary, shoemake, write_csv};
-use crate::bv::{Aabb, BoundingVolume, Obb};
+use super::plot::{LinePlot, Plot, Series};
+use super::report::{CsvFile, Figure, Report, Section, Table, thousands};
+use super::{Claim, Experiment, ExperimentError, Progress, Settings, shoemake};
+use crate::bv::{Aabb, BoundingVolume, BvKind, Obb};
 use crate::bvh::{BuildOptions, Bvh};
 use crate::math::{Matrix3, Point, UnitQuaternion, Vector};
 use crate::mesh::TriMesh;
@@ -190,100 +191,145 @@ fn levelled(y: &[u64]) -> bool {
     n >= 2 && (y[n - 1] as f64 - y[n - 2] as f64).abs() <= 0.05 * y[n - 2].max(1) as f64
 }
 
-pub(super) fn run(
+/// The sizes of a run: sphere frequency (20·freq² triangles), points per decade of ε, decades.
+struct Sizes {
+    freq: usize,
+    per_decade: usize,
+    decades: usize,
+}
+
+impl Sizes {
+    /// Full: the paper's 32,000 triangles, 4 points per decade from 1 to 1e-8. Quick: 18,000
+    /// triangles, 3 per decade from 1 to 1e-6. The range starts above the issue's 1e-1: the AABB
+    /// curve's linear part lies between the size of a leaf triangle (≈ 0.02) and the radius, so
+    /// most of it is above 1e-1.
+    fn of(settings: &Settings) -> Self {
+        if settings.quick {
+            Sizes {
+                freq: 30,
+                per_decade: 3,
+                decades: 6,
+            }
+        } else {
+            Sizes {
+                freq: 40,
+                per_decade: 4,
+                decades: 8,
+            }
+        }
+    }
+
+    /// ε from 1 down, decreasing.
+    fn epsilons(&self) -> Vec<f64> {
+        (0..=self.per_decade * self.decades)
+            .map(|k| 10f64.powf(-(k as f64) / self.per_decade as f64))
+            .collect()
+    }
+}
+
+/// Parallel proximity: A of radius 1, B of radius 1 + ε turned by one random rotation, same
+/// centre; one point per ε.
+fn parallel(
+    unit: &TriMesh,
+    sizes: &Sizes,
+    eps: &[f64],
+    rng: &mut Xoshiro256PlusPlus,
+    tick: &mut dyn FnMut(usize),
+) -> Result<Vec<ProximityPoint>, ExperimentError> {
+    let build = BuildOptions::default();
+    let rot = *shoemake(rng).to_rotation_matrix().matrix();
+    let a_obb = Bvh::<Obb>::build(unit.clone(), &build);
+    let a_aabb = Bvh::<Aabb>::build(unit.clone(), &build);
+    let mut points = Vec::with_capacity(eps.len());
+    for (i, &e) in eps.iter().enumerate() {
+        tick(i);
+        let outer = geodesic_sphere(sizes.freq, 1.0 + e);
+        let b_obb = Bvh::<Obb>::build(outer.clone(), &build);
+        let b_aabb = Bvh::<Aabb>::build(outer, &build);
+        let o = counts(&a_obb, &b_obb, &rot, &Vector::zeros());
+        let x = counts(&a_aabb, &b_aabb, &rot, &Vector::zeros());
+        points.push(point(e, &o, &x)?);
+    }
+    Ok(points)
+}
+
+/// Point proximity. The line of centres is a random direction d. Vertex 0 of A is turned to
+/// +d, vertex 0 of B to −d (then B spins about d by a random angle): the closest points are
+/// those two vertices, exactly ε apart on the line of centres. (Along a coordinate axis the
+/// AABBs' faces would touch those vertices exactly, an artificial advantage.)
+fn point_to_point(
+    unit: &TriMesh,
+    eps: &[f64],
+    rng: &mut Xoshiro256PlusPlus,
+    tick: &mut dyn FnMut(usize),
+) -> Result<Vec<ProximityPoint>, ExperimentError> {
+    let build = BuildOptions::default();
+    let d = shoemake(rng) * Vector::x();
+    let v0 = unit.vertices()[0].coords;
+    let to_pd = UnitQuaternion::rotation_between(&v0, &d).unwrap_or_else(UnitQuaternion::identity);
+    let to_md = UnitQuaternion::rotation_between(&v0, &-d).unwrap_or_else(UnitQuaternion::identity);
+    let angle = rand::RngExt::random_range(rng, 0.0..std::f64::consts::TAU);
+    let spin = UnitQuaternion::from_scaled_axis(d * angle);
+    let a_mesh = rotated(unit, &to_pd);
+    let b_mesh = rotated(unit, &(spin * to_md));
+    let a_obb = Bvh::<Obb>::build(a_mesh.clone(), &build);
+    let a_aabb = Bvh::<Aabb>::build(a_mesh, &build);
+    let b_obb = Bvh::<Obb>::build(b_mesh.clone(), &build);
+    let b_aabb = Bvh::<Aabb>::build(b_mesh, &build);
+    let mut points = Vec::with_capacity(eps.len());
+    for (i, &e) in eps.iter().enumerate() {
+        tick(i);
+        let pos = d * (2.0 + e);
+        let o = counts(&a_obb, &b_obb, &Matrix3::identity(), &pos);
+        let x = counts(&a_aabb, &b_aabb, &Matrix3::identity(), &pos);
+        if o.colliding() {
+            return Err(ExperimentError::Inconsistent(format!(
+                "spheres {e} apart collide"
+            )));
+        }
+        points.push(point(e, &o, &x)?);
+    }
+    Ok(points)
+}
+
+/// Measures `parallel-proximity` or `point-proximity`.
+pub(super) fn measure(
     experiment: Experiment,
     settings: &Settings,
     progress: Progress<'_>,
 ) -> Result<ProximityResult, ExperimentError> {
-    let parallel = experiment == Experiment::ParallelProximity;
-    // Full: the paper's 32,000 triangles, 4 points per decade from 1 to 1e-8.
-    // Quick: 18,000 triangles, 3 per decade from 1 to 1e-6.
-    // The range starts above the issue's 1e-1: the AABB curve's linear part lies between the
-    // size of a leaf triangle (≈ 0.02) and the radius, so most of it is above 1e-1.
-    let (freq, per_decade, decades) = if settings.quick {
-        (30, 3, 6)
-    } else {
-        (40, 4, 8)
-    };
-    let eps: Vec<f64> = (0..=per_decade * decades)
-        .map(|k| 10f64.powf(-(k as f64) / per_decade as f64))
-        .collect();
+    let sizes = Sizes::of(settings);
+    let eps = sizes.epsilons();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(settings.seed);
-    let unit = geodesic_sphere(freq, 1.0);
-    let triangles = unit.triangle_count();
-    let build = BuildOptions::default();
-    let mut points = Vec::with_capacity(eps.len());
+    let unit = geodesic_sphere(sizes.freq, 1.0);
     let stage = experiment.name();
-
-    if parallel {
-        // A: radius 1; B: radius 1 + ε, turned by one random rotation, same centre.
-        let rot_b = shoemake(&mut rng);
-        let rot = *rot_b.to_rotation_matrix().matrix();
-        let a_obb = Bvh::<Obb>::build(unit.clone(), &build);
-        let a_aabb = Bvh::<Aabb>::build(unit.clone(), &build);
-        for (i, &e) in eps.iter().enumerate() {
-            progress(stage, i as u64, eps.len() as u64);
-            let outer = geodesic_sphere(freq, 1.0 + e);
-            let b_obb = Bvh::<Obb>::build(outer.clone(), &build);
-            let b_aabb = Bvh::<Aabb>::build(outer, &build);
-            let o = counts(&a_obb, &b_obb, &rot, &Vector::zeros());
-            let x = counts(&a_aabb, &b_aabb, &rot, &Vector::zeros());
-            points.push(point(e, &o, &x)?);
-        }
+    let n = eps.len() as u64;
+    let mut tick = |i: usize| progress(stage, i as u64, n);
+    let points = if experiment == Experiment::ParallelProximity {
+        parallel(&unit, &sizes, &eps, &mut rng, &mut tick)?
     } else {
-        // The line of centres is a random direction d. Vertex 0 of A is turned to +d, vertex 0
-        // of B to −d (then B spins about d by a random angle): the closest points are those two
-        // vertices, exactly ε apart on the line of centres. (Along a coordinate axis the AABBs'
-        // faces would touch those vertices exactly, an artificial advantage.)
-        let d = shoemake(&mut rng) * Vector::x();
-        let v0 = unit.vertices()[0].coords;
-        let to_pd =
-            UnitQuaternion::rotation_between(&v0, &d).unwrap_or_else(UnitQuaternion::identity);
-        let to_md =
-            UnitQuaternion::rotation_between(&v0, &-d).unwrap_or_else(UnitQuaternion::identity);
-        let angle = rand::RngExt::random_range(&mut rng, 0.0..std::f64::consts::TAU);
-        let spin = UnitQuaternion::from_scaled_axis(d * angle);
-        let a_mesh = rotated(&unit, &to_pd);
-        let b_mesh = rotated(&unit, &(spin * to_md));
-        let a_obb = Bvh::<Obb>::build(a_mesh.clone(), &build);
-        let a_aabb = Bvh::<Aabb>::build(a_mesh, &build);
-        let b_obb = Bvh::<Obb>::build(b_mesh.clone(), &build);
-        let b_aabb = Bvh::<Aabb>::build(b_mesh, &build);
-        for (i, &e) in eps.iter().enumerate() {
-            progress(stage, i as u64, eps.len() as u64);
-            let pos = d * (2.0 + e);
-            let o = counts(&a_obb, &b_obb, &Matrix3::identity(), &pos);
-            let x = counts(&a_aabb, &b_aabb, &Matrix3::identity(), &pos);
-            if o.colliding() {
-                return Err(ExperimentError::Inconsistent(format!(
-                    "spheres {e} apart collide"
-                )));
-            }
-            points.push(point(e, &o, &x)?);
-        }
-    }
-    progress(stage, eps.len() as u64, eps.len() as u64);
+        point_to_point(&unit, &eps, &mut rng, &mut tick)?
+    };
+    progress(stage, n, n);
 
     let obb: Vec<u64> = points.iter().map(|p| p.obb_box_tests).collect();
     let aabb: Vec<u64> = points.iter().map(|p| p.aabb_box_tests).collect();
-    let window = per_decade + 1;
+    let window = sizes.per_decade + 1;
     let obb_fit = fit_linear_part(&eps, &obb, window);
     let aabb_fit = fit_linear_part(&eps, &aabb, window);
-    let claims = if parallel {
+    let claims = if experiment == Experiment::ParallelProximity {
         parallel_claims(&points, &obb_fit, &aabb_fit)
     } else {
         point_claims(&points, &obb, &aabb)
     };
-    let result = ProximityResult {
+    Ok(ProximityResult {
         experiment,
-        triangles,
+        triangles: unit.triangle_count(),
         points,
         obb_fit,
         aabb_fit,
         claims,
-    };
-    write(&result, settings)?;
-    Ok(result)
+    })
 }
 
 fn point(
@@ -342,8 +388,8 @@ fn parallel_claims(points: &[ProximityPoint], obb: &Fit, aabb: &Fit) -> Vec<Clai
             "yes",
             format!(
                 "last two points {} and {}",
-                super::thousands(aabb_y[aabb_y.len() - 2]),
-                super::thousands(last.aabb_box_tests)
+                thousands(aabb_y[aabb_y.len() - 2]),
+                thousands(last.aabb_box_tests)
             ),
             levelled(&aabb_y),
         ),
@@ -352,8 +398,8 @@ fn parallel_claims(points: &[ProximityPoint], obb: &Fit, aabb: &Fit) -> Vec<Clai
             "predicted",
             format!(
                 "OBB {} vs AABB {} box tests at ε = {:.0e}{}",
-                super::thousands(last.obb_box_tests),
-                super::thousands(last.aabb_box_tests),
+                thousands(last.obb_box_tests),
+                thousands(last.aabb_box_tests),
                 last.epsilon,
                 if levelled(&obb_y) {
                     ", levelled"
@@ -413,42 +459,21 @@ fn point_claims(points: &[ProximityPoint], obb: &[u64], aabb: &[u64]) -> Vec<Cla
     ]
 }
 
-fn write(r: &ProximityResult, settings: &Settings) -> Result<(), ExperimentError> {
-    let out = &settings.out;
+/// One row of `NAME-fits.csv`.
+#[derive(serde::Serialize)]
+struct FitRow {
+    bv: BvKind,
+    slope: f64,
+    eps_min: f64,
+    eps_max: f64,
+    points: usize,
+}
+
+/// The report of `parallel-proximity` or `point-proximity`.
+pub(super) fn report(r: &ProximityResult) -> Result<Report, ExperimentError> {
     let name = r.experiment.name();
-    write_csv(&out.join(format!("{name}.csv")), &r.points)?;
-    write_csv(
-        &out.join(format!("{name}-fits.csv")),
-        &[("obb", r.obb_fit), ("aabb", r.aabb_fit)]
-            .iter()
-            .map(|(bv, f)| FitRow {
-                bv,
-                slope: f.slope,
-                eps_min: f.eps_min,
-                eps_max: f.eps_max,
-                points: f.points,
-            })
-            .collect::<Vec<_>>(),
-    )?;
-    let series = [
-        Series {
-            name: "AABB tree".into(),
-            points: r
-                .points
-                .iter()
-                .map(|p| (p.epsilon, p.aabb_box_tests as f64))
-                .collect(),
-        },
-        Series {
-            name: "OBB tree".into(),
-            points: r
-                .points
-                .iter()
-                .map(|p| (p.epsilon, p.obb_box_tests as f64))
-                .collect(),
-        },
-    ];
-    let (title, fig) = if r.experiment == Experiment::ParallelProximity {
+    let parallel = r.experiment == Experiment::ParallelProximity;
+    let (title, fig) = if parallel {
         (
             "Parallel close proximity (Fig. 5): box tests per query",
             "Fig. 5",
@@ -459,26 +484,39 @@ fn write(r: &ProximityResult, settings: &Settings) -> Result<(), ExperimentError
             "Fig. 6",
         )
     };
-    line_plot(
-        out,
-        name,
-        &LinePlot {
-            title,
-            x_label: "ε (sphere radius 1)",
-            y_label: "box tests per query",
-            log_x: true,
-            log_y: true,
-            series: &series,
-        },
-    )?;
+    let fits: Vec<FitRow> = [(BvKind::Obb, r.obb_fit), (BvKind::Aabb, r.aabb_fit)]
+        .into_iter()
+        .map(|(bv, f)| FitRow {
+            bv,
+            slope: f.slope,
+            eps_min: f.eps_min,
+            eps_max: f.eps_max,
+            points: f.points,
+        })
+        .collect();
+    Ok(Report {
+        experiment: r.experiment,
+        title: title.into(),
+        source: format!("Gottschalk, Lin, Manocha 1996, §6, {fig}"),
+        setup: setup(r),
+        csv: vec![
+            CsvFile::new(format!("{name}.csv"), &r.points)?,
+            CsvFile::new(format!("{name}-fits.csv"), &fits)?,
+        ],
+        figures: vec![figure(r, title)],
+        claims: r.claims.clone(),
+        sections: vec![
+            Section::table(
+                "Fits of the linear parts (log10 box tests against log10 ε)",
+                fits_table(r),
+            ),
+            Section::table("Data", data_table(r)),
+        ],
+    })
+}
 
-    let mut s = Summary::new(
-        name,
-        title,
-        &format!("Gottschalk, Lin, Manocha 1996, §6, {fig}"),
-        settings,
-    );
-    s.para(&if r.experiment == Experiment::ParallelProximity {
+fn setup(r: &ProximityResult) -> String {
+    if r.experiment == Experiment::ParallelProximity {
         format!(
             "Two concentric geodesic spheres of {} triangles each, radii 1 and 1 + ε, the outer one \
              turned by a random rotation; one all-contacts query per ε. The AABB trees are built by \
@@ -494,13 +532,34 @@ fn write(r: &ProximityResult, settings: &Settings) -> Result<(), ExperimentError
              all-contacts query per ε (none finds a contact).",
             r.triangles
         )
-    });
-    s.images(&[name]);
-    s.claims(&r.claims);
-    s.heading("Fits of the linear parts (log10 box tests against log10 ε)");
-    s.table(
+    }
+}
+
+fn figure(r: &ProximityResult, title: &str) -> Figure {
+    let curve = |name: &str, y: fn(&ProximityPoint) -> u64| Series {
+        name: name.into(),
+        points: r.points.iter().map(|p| (p.epsilon, y(p) as f64)).collect(),
+    };
+    Figure {
+        stem: r.experiment.name().into(),
+        plot: Plot::Line(LinePlot {
+            title: title.into(),
+            x_label: "ε (sphere radius 1)".into(),
+            y_label: "box tests per query".into(),
+            log_x: true,
+            log_y: true,
+            series: vec![
+                curve("AABB tree", |p| p.aabb_box_tests),
+                curve("OBB tree", |p| p.obb_box_tests),
+            ],
+        }),
+    }
+}
+
+fn fits_table(r: &ProximityResult) -> Table {
+    Table::new(
         &["tree", "slope", "ε range", "points"],
-        &[("OBB", &r.obb_fit), ("AABB", &r.aabb_fit)]
+        [("OBB", &r.obb_fit), ("AABB", &r.aabb_fit)]
             .iter()
             .map(|(n, f)| {
                 vec![
@@ -510,10 +569,12 @@ fn write(r: &ProximityResult, settings: &Settings) -> Result<(), ExperimentError
                     f.points.to_string(),
                 ]
             })
-            .collect::<Vec<_>>(),
-    );
-    s.heading("Data");
-    s.table(
+            .collect(),
+    )
+}
+
+fn data_table(r: &ProximityResult) -> Table {
+    Table::new(
         &[
             "ε",
             "OBB box tests",
@@ -523,32 +584,19 @@ fn write(r: &ProximityResult, settings: &Settings) -> Result<(), ExperimentError
             "AABB tri tests",
             "contacts",
         ],
-        &r.points
+        r.points
             .iter()
             .map(|p| {
                 vec![
                     format!("{:.2e}", p.epsilon),
-                    super::thousands(p.obb_box_tests),
-                    super::thousands(p.aabb_box_tests),
+                    thousands(p.obb_box_tests),
+                    thousands(p.aabb_box_tests),
                     format!("{:.2}", p.ratio),
-                    super::thousands(p.obb_tri_tests),
-                    super::thousands(p.aabb_tri_tests),
-                    super::thousands(p.contacts),
+                    thousands(p.obb_tri_tests),
+                    thousands(p.aabb_tri_tests),
+                    thousands(p.contacts),
                 ]
             })
-            .collect::<Vec<_>>(),
-    );
-    s.para(&format!(
-        "Files: `{name}.csv`, `{name}-fits.csv`, `{name}.png`, `{name}.svg`."
-    ));
-    s.write(out)
-}
-
-#[derive(serde::Serialize)]
-struct FitRow<'a> {
-    bv: &'a str,
-    slope: f64,
-    eps_min: f64,
-    eps_max: f64,
-    points: usize,
+            .collect(),
+    )
 }

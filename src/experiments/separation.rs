@@ -1,55 +1,102 @@
 //! Nine models in coherent random motion, all 36 pairs queried each step: the top-down traversal
 //! against separation lists, without and with deferred rebuilds (Li & Chen §4–§5, Table 1),
-//! for sphere, OBB and AABB trees.
+//! for sphere, OBB and AABB trees. Three settings: Li & Chen's own (nine ~500-polygon bunnies,
+//! 5° steps), and nine `spot` cows (5,856 triangles) at 5° and at 1°.
 
-use super::plot::{LinePlot, Series, line_plot};
-use super::{
-    Claim, ExperimentError, Progress, Settings, Summary, load_centered, shoemake, thousands,
-    write_csv,
-};
-use crate::bv::{Aabb, BoundingVolume, Obb, Sphere};
+use super::plot::{LinePlot, Plot, Series};
+use super::report::{CsvFile, Figure, Report, Section, Table, thousands};
+use super::{Claim, Experiment, ExperimentError, Progress, Settings, load_centered, shoemake};
+use crate::bv::{Aabb, BoundingVolume, BvKind, Obb, Sphere};
 use crate::bvh::{BuildOptions, Bvh};
-use crate::math::{Isometry, Matrix3, UnitQuaternion, Vector, relative_pose};
+use crate::math::{Isometry, Matrix3, UnitQuaternion, Vector, relative_pose, timed};
 use crate::query::{
     CollisionReport, QueryOptions, SeparationList, SeparationPolicy, collide_incremental,
     collide_relative,
 };
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
-use std::time::Instant;
 
-/// The model (a small real mesh from tests/data).
-const MODEL: &str = "spot.obj";
 const OBJECTS: usize = 9;
-/// Rotation per step, degrees: the paper's 5°, and 1°, a more coherent motion for a model
-/// ten times finer than the paper's 500-polygon bunny.
-pub const ROTATIONS: [f64; 2] = [5.0, 1.0];
 
-/// Li & Chen's Table 1: run → (top-down s, SL s, deferred SL s) on a 133 MHz AMD K5.
-const PAPER: [(f64, f64, f64); 10] = [
-    (1507.9, 1075.7, 759.2),
-    (1744.0, 1252.2, 1021.7),
-    (1552.8, 1077.7, 781.5),
-    (1713.0, 1177.3, 980.1),
-    (1548.4, 1080.5, 808.2),
-    (1653.4, 1168.3, 969.5),
-    (1403.0, 1021.2, 687.5),
-    (1570.5, 1120.2, 831.4),
-    (1564.9, 1163.1, 900.4),
-    (1580.5, 1139.2, 865.7),
+/// One setting of the experiment: a model and a rotation per step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SeparationSetting {
+    /// The model's file in the models folder.
+    pub file: &'static str,
+    /// The model's name in the CSV and the tables.
+    pub model: &'static str,
+    /// Rotation per step, degrees.
+    pub rotation_deg: f64,
+    /// The part of the plots' file names naming the setting (`separation-list-{bv}-{stem}`).
+    pub stem: &'static str,
+}
+
+/// `spot` at the paper's 5° and at 1° (a more coherent motion for a model ten times finer than
+/// the paper's), then Li & Chen's own setting (§5.2: nine bunnies of 500 polygons, 5° per step;
+/// ours is the Stanford bunny decimated to 499 triangles, see tests/data/SOURCES.md).
+pub const SETTINGS: [SeparationSetting; 3] = [
+    SeparationSetting {
+        file: "spot.obj",
+        model: "spot",
+        rotation_deg: 5.0,
+        stem: "5deg",
+    },
+    SeparationSetting {
+        file: "spot.obj",
+        model: "spot",
+        rotation_deg: 1.0,
+        stem: "1deg",
+    },
+    SeparationSetting {
+        file: "bunny-500.obj",
+        model: "bunny-500",
+        rotation_deg: 5.0,
+        stem: "bunny-500-5deg",
+    },
 ];
 
-/// One run (seed) with one tree type and one policy.
+/// The tree kinds, in the order of the rows.
+const KINDS: [BvKind; 3] = [BvKind::Sphere, BvKind::Obb, BvKind::Aabb];
+
+/// A run of Li & Chen's Table 1 (sphere trees, 133 MHz AMD K5), seconds.
+#[derive(Clone, Copy, Debug)]
+struct PaperRun {
+    /// Top-down (§3.3, Fig. 1).
+    top_down_s: f64,
+    /// "Using SL" (§4.3, Fig. 4a).
+    sl_s: f64,
+    /// "Deferred SL" (§4.4, Fig. 4b).
+    deferred_s: f64,
+}
+
+/// Li & Chen's Table 1: ten runs.
+#[rustfmt::skip]
+const PAPER_TABLE_1: [PaperRun; 10] = [
+    PaperRun { top_down_s: 1507.9, sl_s: 1075.7, deferred_s: 759.2 },
+    PaperRun { top_down_s: 1744.0, sl_s: 1252.2, deferred_s: 1021.7 },
+    PaperRun { top_down_s: 1552.8, sl_s: 1077.7, deferred_s: 781.5 },
+    PaperRun { top_down_s: 1713.0, sl_s: 1177.3, deferred_s: 980.1 },
+    PaperRun { top_down_s: 1548.4, sl_s: 1080.5, deferred_s: 808.2 },
+    PaperRun { top_down_s: 1653.4, sl_s: 1168.3, deferred_s: 969.5 },
+    PaperRun { top_down_s: 1403.0, sl_s: 1021.2, deferred_s: 687.5 },
+    PaperRun { top_down_s: 1570.5, sl_s: 1120.2, deferred_s: 831.4 },
+    PaperRun { top_down_s: 1564.9, sl_s: 1163.1, deferred_s: 900.4 },
+    PaperRun { top_down_s: 1580.5, sl_s: 1139.2, deferred_s: 865.7 },
+];
+
+/// One run (seed) of one setting with one tree type and one policy.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct SeparationRow {
+    /// The model (nine copies of it): `bunny-500` or `spot`.
+    pub model: &'static str,
     /// Rotation per step, degrees (the paper's 5°, and 1° for more coherent motion).
     pub rotation_deg: f64,
     /// Run number, 1-based (seed = base seed + run).
     pub run: usize,
-    /// `sphere`, `obb` or `aabb`.
-    pub bv: &'static str,
-    /// `top-down`, `predicted` (Fig. 4a, "Using SL") or `deferred` (Fig. 4b).
-    pub policy: &'static str,
+    /// The trees (`sphere`, `obb` or `aabb` in CSV).
+    pub bv: BvKind,
+    /// `top-down`, `predicted` (Fig. 4a, "Using SL") or `deferred` (Fig. 4b) in CSV.
+    pub policy: SeparationPolicy,
     /// Steps (each queries all 36 pairs).
     pub steps: usize,
     /// Steps whose move was rejected because a pair would collide.
@@ -68,13 +115,26 @@ pub struct SeparationRow {
     pub speedup_tests: f64,
 }
 
+/// What a setting's model is made of.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SettingModel {
+    /// The setting.
+    pub setting: SeparationSetting,
+    /// Triangles of the model.
+    pub triangles: usize,
+    /// Nodes of its sphere tree (Li & Chen's bunny: 3,747 spheres).
+    pub sphere_nodes: usize,
+    /// Translation per step: the radius of the smallest leaf sphere, model units.
+    pub step_translation: f64,
+}
+
 /// The result of `separation-list`.
 #[derive(Clone, Debug)]
 pub struct SeparationResult {
-    /// One row per run, tree type and policy.
+    /// Per setting, its model's sizes and step.
+    pub settings: Vec<SettingModel>,
+    /// One row per setting, run, tree type and policy.
     pub rows: Vec<SeparationRow>,
-    /// Translation step: the radius of the smallest leaf sphere, model units.
-    pub step_translation: f64,
     /// The summary's claims table.
     pub claims: Vec<Claim>,
 }
@@ -166,31 +226,45 @@ fn record(tree: &Bvh<Obb>, steps: usize, step: f64, deg: f64, seed: u64) -> Moti
     motion
 }
 
-/// Replays a recorded motion with one tree type and policy: (N_v, N_p, rebuilds, seconds).
+/// The counts and time of a replay.
+struct Replay {
+    /// N_v.
+    bv_tests: u64,
+    /// N_p.
+    tri_tests: u64,
+    /// Queries that started from the root pair.
+    rebuilds: u64,
+    /// Time of all queries.
+    seconds: f64,
+}
+
+/// Replays a recorded motion with one tree type and policy; every answer must be the
+/// recorded one.
 fn replay<B: BoundingVolume>(
     tree: &Bvh<B>,
     motion: &Motion,
     policy: SeparationPolicy,
-) -> Result<(u64, u64, u64, f64), ExperimentError> {
+) -> Result<Replay, ExperimentError> {
     let options = QueryOptions::first_contact();
     let mut lists: Vec<SeparationList> = (0..36).map(|_| SeparationList::new(policy)).collect();
     let mut r = CollisionReport::default();
     let (mut nv, mut np) = (0u64, 0u64);
     let mut seconds = 0.0;
     for (step, (rel, truth)) in motion.relative.iter().zip(&motion.colliding).enumerate() {
-        let start = Instant::now();
         let mut hits = [false; 36];
-        for (k, (rot, pos)) in rel.iter().enumerate() {
-            if policy == SeparationPolicy::TopDown {
-                collide_relative(tree, tree, rot, pos, &options, &mut r);
-            } else {
-                collide_incremental(tree, tree, rot, pos, &options, &mut lists[k], &mut r);
+        let ((), step_seconds) = timed(|| {
+            for (k, (rot, pos)) in rel.iter().enumerate() {
+                if policy == SeparationPolicy::TopDown {
+                    collide_relative(tree, tree, rot, pos, &options, &mut r);
+                } else {
+                    collide_incremental(tree, tree, rot, pos, &options, &mut lists[k], &mut r);
+                }
+                hits[k] = r.colliding();
+                nv += r.bv_tests;
+                np += r.tri_tests;
             }
-            hits[k] = r.colliding();
-            nv += r.bv_tests;
-            np += r.tri_tests;
-        }
-        seconds += start.elapsed().as_secs_f64();
+        });
+        seconds += step_seconds;
         if hits != *truth {
             return Err(ExperimentError::Inconsistent(format!(
                 "{} trees, {} policy: step {step} answers differ from the recorded motion",
@@ -204,79 +278,150 @@ fn replay<B: BoundingVolume>(
     } else {
         lists.iter().map(|l| l.rebuilds()).sum()
     };
-    Ok((nv, np, rebuilds, seconds))
+    Ok(Replay {
+        bv_tests: nv,
+        tri_tests: np,
+        rebuilds,
+        seconds,
+    })
 }
 
-pub(super) fn run(
+/// The trees of one model.
+struct Trees {
+    obb: Bvh<Obb>,
+    aabb: Bvh<Aabb>,
+    sphere: Bvh<Sphere>,
+}
+
+impl Trees {
+    fn build(mesh: &crate::mesh::TriMesh) -> Self {
+        let build = BuildOptions::default();
+        Trees {
+            obb: Bvh::build(mesh.clone(), &build),
+            aabb: Bvh::build(mesh.clone(), &build),
+            sphere: Bvh::build(mesh.clone(), &build),
+        }
+    }
+
+    /// The radius of the smallest leaf sphere.
+    fn smallest_leaf_radius(&self) -> f64 {
+        self.sphere
+            .nodes()
+            .iter()
+            .filter(|n| n.is_leaf())
+            .map(|n| n.bv.as_box().2.x)
+            .fold(f64::INFINITY, f64::min)
+            .max(1e-9)
+    }
+
+    fn replay(
+        &self,
+        kind: BvKind,
+        motion: &Motion,
+        policy: SeparationPolicy,
+    ) -> Result<Replay, ExperimentError> {
+        match kind {
+            BvKind::Sphere => replay(&self.sphere, motion, policy),
+            BvKind::Obb => replay(&self.obb, motion, policy),
+            BvKind::Aabb => replay(&self.aabb, motion, policy),
+        }
+    }
+}
+
+/// Runs and steps per run: the paper's 10 × 1,000, or 2 × 200 quick.
+fn sizes(settings: &Settings) -> (usize, usize) {
+    if settings.quick { (2, 200) } else { (10, 1000) }
+}
+
+/// Measures `separation-list`: every setting, run, tree type and policy.
+pub(super) fn measure(
     settings: &Settings,
     progress: Progress<'_>,
 ) -> Result<SeparationResult, ExperimentError> {
-    let (steps, runs) = if settings.quick { (200, 2) } else { (1000, 10) };
-    let mesh = load_centered(settings, MODEL)?;
-    let build = BuildOptions::default();
-    let obb = Bvh::<Obb>::build(mesh.clone(), &build);
-    let aabb = Bvh::<Aabb>::build(mesh.clone(), &build);
-    let sphere = Bvh::<Sphere>::build(mesh.clone(), &build);
-    // The radius of the smallest leaf sphere.
-    let step = sphere
-        .nodes()
-        .iter()
-        .filter(|n| n.is_leaf())
-        .map(|n| n.bv.as_box().2.x)
-        .fold(f64::INFINITY, f64::min)
-        .max(1e-9);
-    let mut rows = Vec::new();
-    let total = (ROTATIONS.len() * runs * 10) as u64;
+    let (runs, _) = sizes(settings);
+    let spot = load_centered(settings, "spot.obj")?;
+    let bunny = load_centered(settings, "bunny-500.obj")?;
+    let (spot, bunny) = (Trees::build(&spot), Trees::build(&bunny));
+    let total = (SETTINGS.len() * runs * (1 + KINDS.len() * 3)) as u64;
     let mut done = 0u64;
-    for deg in ROTATIONS {
+    let mut models = Vec::new();
+    let mut rows = Vec::new();
+    for setting in SETTINGS {
+        let trees = if setting.file == "spot.obj" {
+            &spot
+        } else {
+            &bunny
+        };
+        models.push(SettingModel {
+            setting,
+            triangles: trees.obb.mesh().triangle_count(),
+            sphere_nodes: trees.sphere.nodes().len(),
+            step_translation: trees.smallest_leaf_radius(),
+        });
         for run in 1..=runs {
-            let stage = format!("separation-list {deg}° run {run}/{runs}");
-            progress(&stage, done, total);
-            let motion = record(&obb, steps, step, deg, settings.seed + run as u64);
-            done += 1;
-            let rejected = motion
-                .colliding
-                .iter()
-                .filter(|h| h.iter().any(|&x| x))
-                .count();
-            for bv in ["sphere", "obb", "aabb"] {
-                let mut base: Option<(u64, f64)> = None;
-                for policy in SeparationPolicy::ALL {
-                    let (nv, np, rebuilds, seconds) = match bv {
-                        "sphere" => replay(&sphere, &motion, policy)?,
-                        "obb" => replay(&obb, &motion, policy)?,
-                        _ => replay(&aabb, &motion, policy)?,
-                    };
-                    let (bnv, bs) = *base.get_or_insert((nv, seconds));
-                    rows.push(SeparationRow {
-                        rotation_deg: deg,
-                        run,
-                        bv,
-                        policy: policy.name(),
-                        steps,
-                        rejected,
-                        bv_tests: nv,
-                        tri_tests: np,
-                        rebuilds,
-                        seconds,
-                        speedup_time: bs / seconds - 1.0,
-                        speedup_tests: bnv as f64 / nv.max(1) as f64 - 1.0,
-                    });
-                    done += 1;
-                    progress(&stage, done, total);
-                }
-            }
+            let stage = format!(
+                "separation-list {} {}° run {run}/{runs}",
+                setting.model, setting.rotation_deg
+            );
+            let mut tick = || {
+                done += 1;
+                progress(&stage, done, total);
+            };
+            rows.extend(measure_run(settings, setting, trees, run, &mut tick)?);
         }
     }
     progress("separation-list", total, total);
     let claims = claims(&rows);
-    let result = SeparationResult {
+    Ok(SeparationResult {
+        settings: models,
         rows,
-        step_translation: step,
         claims,
-    };
-    write(&result, settings)?;
-    Ok(result)
+    })
+}
+
+/// One run of a setting: the motion recorded once, replayed by every tree type and policy.
+fn measure_run(
+    settings: &Settings,
+    setting: SeparationSetting,
+    trees: &Trees,
+    run: usize,
+    tick: &mut dyn FnMut(),
+) -> Result<Vec<SeparationRow>, ExperimentError> {
+    let (_, steps) = sizes(settings);
+    let step = trees.smallest_leaf_radius();
+    let seed = settings.seed + run as u64;
+    let motion = record(&trees.obb, steps, step, setting.rotation_deg, seed);
+    tick();
+    let rejected = motion
+        .colliding
+        .iter()
+        .filter(|h| h.iter().any(|&x| x))
+        .count();
+    let mut rows = Vec::new();
+    for bv in KINDS {
+        let mut base: Option<(u64, f64)> = None;
+        for policy in SeparationPolicy::ALL {
+            let r = trees.replay(bv, &motion, policy)?;
+            let (base_tests, base_s) = *base.get_or_insert((r.bv_tests, r.seconds));
+            rows.push(SeparationRow {
+                model: setting.model,
+                rotation_deg: setting.rotation_deg,
+                run,
+                bv,
+                policy,
+                steps,
+                rejected,
+                bv_tests: r.bv_tests,
+                tri_tests: r.tri_tests,
+                rebuilds: r.rebuilds,
+                seconds: r.seconds,
+                speedup_time: base_s / r.seconds - 1.0,
+                speedup_tests: base_tests as f64 / r.bv_tests.max(1) as f64 - 1.0,
+            });
+            tick();
+        }
+    }
+    Ok(rows)
 }
 
 fn mean(v: impl Iterator<Item = f64>) -> f64 {
@@ -284,59 +429,90 @@ fn mean(v: impl Iterator<Item = f64>) -> f64 {
     s / n.max(1) as f64
 }
 
-fn avg(
-    rows: &[SeparationRow],
-    deg: f64,
-    bv: &str,
-    policy: &str,
-    f: impl Fn(&SeparationRow) -> f64,
-) -> f64 {
-    mean(
-        rows.iter()
-            .filter(|r| r.rotation_deg == deg && r.bv == bv && r.policy == policy)
-            .map(f),
-    )
+/// The rows of one setting, tree type and policy.
+fn select<'a>(
+    rows: &'a [SeparationRow],
+    setting: &SeparationSetting,
+    bv: BvKind,
+    policy: SeparationPolicy,
+) -> impl Iterator<Item = &'a SeparationRow> {
+    let (model, deg) = (setting.model, setting.rotation_deg);
+    rows.iter().filter(move |r| {
+        r.model == model && r.rotation_deg == deg && r.bv == bv && r.policy == policy
+    })
 }
 
+/// The mean of `f` over the runs of one setting, tree type and policy.
+fn avg(
+    rows: &[SeparationRow],
+    setting: &SeparationSetting,
+    bv: BvKind,
+    policy: SeparationPolicy,
+    f: impl Fn(&SeparationRow) -> f64,
+) -> f64 {
+    mean(select(rows, setting, bv, policy).map(f))
+}
+
+/// N_v summed over the runs of one setting, tree type and policy.
+fn total_tests(
+    rows: &[SeparationRow],
+    setting: &SeparationSetting,
+    bv: BvKind,
+    policy: SeparationPolicy,
+) -> u64 {
+    select(rows, setting, bv, policy).map(|r| r.bv_tests).sum()
+}
+
+/// The paper's mean speedups: (Using SL, Deferred SL).
 fn paper_speedups() -> (f64, f64) {
-    let sl = mean(PAPER.iter().map(|p| p.0 / p.1 - 1.0));
-    let dsl = mean(PAPER.iter().map(|p| p.0 / p.2 - 1.0));
+    let sl = mean(PAPER_TABLE_1.iter().map(|p| p.top_down_s / p.sl_s - 1.0));
+    let dsl = mean(
+        PAPER_TABLE_1
+            .iter()
+            .map(|p| p.top_down_s / p.deferred_s - 1.0),
+    );
     (sl, dsl)
 }
 
+/// A setting's label in claims and tables: `bunny-500, 5°`.
+fn label(s: &SeparationSetting) -> String {
+    format!("{}, {}°", s.model, s.rotation_deg)
+}
+
 fn claims(rows: &[SeparationRow]) -> Vec<Claim> {
+    use SeparationPolicy::{Deferred, Predicted, TopDown};
     let (psl, pdsl) = paper_speedups();
     let mut c = Vec::new();
-    for deg in ROTATIONS {
-        for bv in ["sphere", "obb", "aabb"] {
-            let tests = |p: &str| {
-                rows.iter()
-                    .filter(|r| r.rotation_deg == deg && r.bv == bv && r.policy == p)
-                    .map(|r| r.bv_tests)
-                    .sum::<u64>()
-            };
-            let (td, dsl) = (tests("top-down"), tests("deferred"));
+    for setting in &SETTINGS {
+        let at = label(setting);
+        for bv in KINDS {
+            let (td, dsl) = (
+                total_tests(rows, setting, bv, TopDown),
+                total_tests(rows, setting, bv, Deferred),
+            );
+            let s_sl = avg(rows, setting, bv, Predicted, |r| r.speedup_time);
+            let s_dsl = avg(rows, setting, bv, Deferred, |r| r.speedup_time);
             c.push(Claim::new(
-                format!("{deg}°, {bv} trees: the deferred separation list does fewer volume tests than top-down"),
+                format!("{at}, {bv} trees: the deferred separation list does fewer volume tests than top-down"),
                 "yes (its purpose, §4)",
                 format!(
                     "{} vs {} ({:+.0}%)",
                     thousands(dsl),
                     thousands(td),
-                    avg(rows, deg, bv, "deferred", |r| r.speedup_tests) * 100.0
+                    avg(rows, setting, bv, Deferred, |r| r.speedup_tests) * 100.0
                 ),
                 dsl < td,
             ));
-            let s_sl = avg(rows, deg, bv, "predicted", |r| r.speedup_time);
-            let s_dsl = avg(rows, deg, bv, "deferred", |r| r.speedup_time);
             c.push(Claim::new(
-                format!("{deg}°, {bv} trees: the separation list (Fig. 4a) is faster than top-down (mean time speedup)"),
+                format!("{at}, {bv} trees: the separation list (Fig. 4a) is faster than top-down (mean time speedup)"),
                 format!("{:+.0}% (sphere trees, 5°)", psl * 100.0),
                 format!("{:+.0}%", s_sl * 100.0),
                 s_sl > 0.0,
             ));
             c.push(Claim::new(
-                format!("{deg}°, {bv} trees: deferred rebuilds (Fig. 4b) beat Fig. 4a (mean time speedup)"),
+                format!(
+                    "{at}, {bv} trees: deferred rebuilds (Fig. 4b) beat Fig. 4a (mean time speedup)"
+                ),
                 format!("{:+.0}% vs {:+.0}%", pdsl * 100.0, psl * 100.0),
                 format!("{:+.0}% vs {:+.0}%", s_dsl * 100.0, s_sl * 100.0),
                 s_dsl > s_sl,
@@ -346,108 +522,256 @@ fn claims(rows: &[SeparationRow]) -> Vec<Claim> {
     c
 }
 
-fn write(r: &SeparationResult, settings: &Settings) -> Result<(), ExperimentError> {
-    let out = &settings.out;
-    write_csv(&out.join("separation-list.csv"), &r.rows)?;
-    let runs = r.rows.iter().map(|x| x.run).max().unwrap_or(0);
-    let mut stems = Vec::new();
-    for (deg, bv) in ROTATIONS
+/// The setting of Li & Chen's own experiment.
+fn paper_setting() -> &'static SeparationSetting {
+    &SETTINGS[2]
+}
+
+/// The report of `separation-list`.
+pub(super) fn report(r: &SeparationResult) -> Result<Report, ExperimentError> {
+    let figures = SETTINGS
         .iter()
-        .flat_map(|&d| ["sphere", "obb", "aabb"].map(move |b| (d, b)))
-    {
-        let series: Vec<Series> = SeparationPolicy::ALL
-            .iter()
-            .map(|p| Series {
-                name: match p {
-                    SeparationPolicy::TopDown => "top-down".into(),
-                    SeparationPolicy::Predicted => "separation list (Fig. 4a)".into(),
-                    SeparationPolicy::Deferred => "deferred separation list (Fig. 4b)".into(),
-                },
-                points: r
-                    .rows
-                    .iter()
-                    .filter(|x| x.rotation_deg == deg && x.bv == bv && x.policy == p.name())
-                    .map(|x| (x.run as f64, x.seconds))
-                    .collect(),
-            })
-            .collect();
-        let stem = format!("separation-list-{bv}-{deg}deg");
-        let title = format!(
-            "{} trees, {deg}° steps: time of all queries per run (Li & Chen Table 1)",
-            bv.to_uppercase()
-        );
-        line_plot(
-            out,
-            &stem,
-            &LinePlot {
-                title: &title,
-                x_label: "run (seed)",
-                y_label: "seconds",
-                log_x: false,
-                log_y: false,
-                series: &series,
+        .flat_map(|s| KINDS.map(|bv| figure(r, s, bv)))
+        .collect();
+    Ok(Report {
+        experiment: Experiment::SeparationList,
+        title: "Separation lists: top-down vs incremental".into(),
+        source: "Li & Chen, \"Incremental 3D collision detection with hierarchical data \
+                 structures\", §4–§5, Table 1"
+            .into(),
+        setup: setup(r),
+        csv: vec![CsvFile::new("separation-list.csv", &r.rows)?],
+        figures,
+        claims: r.claims.clone(),
+        sections: vec![
+            Section {
+                heading: "At the paper's setting: nine 500-polygon bunnies, 5° steps".into(),
+                text: Some(verdict(r)),
+                table: Some(paper_setting_table(r)),
             },
-        )?;
-        stems.push(stem);
-    }
+            Section::table(
+                "Table 1, per setting and tree type (means over runs)",
+                means_table(r),
+            ),
+            Section::table("Per run", runs_table(r)),
+        ],
+    })
+}
+
+fn setup(r: &SeparationResult) -> String {
+    let runs = r.rows.iter().map(|x| x.run).max().unwrap_or(0);
     let steps = r.rows.first().map_or(0, |x| x.steps);
-    let mut s = Summary::new(
-        "separation-list",
-        "Separation lists: top-down vs incremental",
-        "Li & Chen, \"Incremental 3D collision detection with hierarchical data structures\", §4–§5, Table 1",
-        settings,
-    );
-    s.para(&format!(
-        "Nine copies of `{MODEL}` ({} runs of {steps} steps; the paper used nine 500-polygon bunnies \
-         and 1,000 steps). They start in a 3 × 3 grid at random orientations, as close as they can \
-         without touching. Every step each copy proposes a random move — a translation of the \
-         smallest leaf sphere's radius ({:.5} model units) in a uniform direction and a rotation \
-         about a uniform axis, 5° as in the paper or 1° (a more coherent motion: our model is ten \
-         times finer than the paper's, so 5° moves its surface by many leaf sizes) — and all 36 pairs are queried (first contact) at the \
-         proposed poses; if any pair would collide, the step is rejected. The motion is recorded \
-         once per run and replayed by every tree type and policy, which must give the same answer \
-         on every query. Policies: top-down (§3.3, Fig. 1), separation list rebuilt once it stops \
-         growing (§4.3, Fig. 4a: the paper's \"Using SL\"), and the same with the rebuild deferred \
-         until the list has not grown for two queries (§4.4, Fig. 4b). Speedup = T_top-down / T − 1, \
-         as the paper defines it. Paper: 133 MHz AMD K5, sphere trees only.",
-        runs, r.step_translation
-    ));
-    let stem_refs: Vec<&str> = stems.iter().map(String::as_str).collect();
-    s.images(&stem_refs);
-    s.claims(&r.claims);
-    s.heading("Table 1, per tree type (means over runs)");
+    let models: Vec<String> = r
+        .settings
+        .iter()
+        .filter(|m| m.setting.rotation_deg == 5.0)
+        .map(|m| {
+            format!(
+                "`{}` ({} triangles, {} spheres in its tree, translation step {:.5})",
+                m.setting.model,
+                thousands(m.triangles as u64),
+                thousands(m.sphere_nodes as u64),
+                m.step_translation
+            )
+        })
+        .collect();
+    format!(
+        "Nine copies of one model, {runs} runs of {steps} steps per setting (the paper: nine \
+         500-polygon bunnies covered by 3,747 spheres, 10 runs of 1,000 steps, 5° per step). Three \
+         settings: the paper's own, with the Stanford bunny decimated to about 500 triangles \
+         (`bunny-500`, tests/data/SOURCES.md), and `spot`, ten times finer, at 5° and at 1° (a \
+         more coherent motion: at 5° its surface moves by many leaf sizes per step). Models: {}. \
+         The copies start in a 3 × 3 grid at random orientations, as close as they can without \
+         touching. Every step each copy proposes a random move — a translation of the smallest \
+         leaf sphere's radius in a uniform direction and a rotation about a uniform axis — and all \
+         36 pairs are queried (first contact) at the proposed poses; if any pair would collide, \
+         the step is rejected. The motion is recorded once per run and replayed by every tree \
+         type and policy, which must give the same answer on every query. Policies: top-down \
+         (§3.3, Fig. 1), separation list rebuilt once it stops growing (§4.3, Fig. 4a: the \
+         paper's \"Using SL\"), and the same with the rebuild deferred until the list has not \
+         grown for two queries (§4.4, Fig. 4b). Speedup = T_top-down / T − 1, as the paper \
+         defines it. Paper: 133 MHz AMD K5, sphere trees only.",
+        models.join("; ")
+    )
+}
+
+/// Li & Chen's claim at their own setting: for sphere trees (theirs), whether each list policy
+/// beats the top-down traversal in volume tests and in time, and the verdict.
+fn verdict(r: &SeparationResult) -> String {
+    use SeparationPolicy::{Deferred, Predicted};
+    let s = paper_setting();
     let (psl, pdsl) = paper_speedups();
+    let sphere = BvKind::Sphere;
+    let beats: Vec<(SeparationPolicy, f64, f64)> = [Predicted, Deferred]
+        .into_iter()
+        .map(|p| {
+            let (tests, time) = (
+                avg(&r.rows, s, sphere, p, |x| x.speedup_tests),
+                avg(&r.rows, s, sphere, p, |x| x.speedup_time),
+            );
+            (p, tests, time)
+        })
+        .collect();
+    let wins = beats
+        .iter()
+        .flat_map(|b| [b.1 > 0.0, b.2 > 0.0])
+        .filter(|&w| w)
+        .count();
+    let word = match wins {
+        4 => "holds",
+        0 => "does not hold",
+        _ => "holds only in part",
+    };
+    let figures: Vec<String> = beats
+        .iter()
+        .map(|(p, tests, time)| {
+            format!(
+                "{} {:+.0}% in volume tests and {:+.0}% in time",
+                if *p == Predicted {
+                    "the separation list (Fig. 4a)"
+                } else {
+                    "the deferred list (Fig. 4b)"
+                },
+                tests * 100.0,
+                time * 100.0
+            )
+        })
+        .collect();
+    format!(
+        "Li & Chen's claim, that separation lists beat the top-down traversal (Table 1, sphere \
+         trees: {:+.0}% in time with the list, {:+.0}% with the deferred list), **{word}** at \
+         their setting here. Speedups over top-down (T_top-down / T − 1, and likewise for volume \
+         tests), sphere trees, means over the runs: {}. Volume tests are the machine-independent \
+         part of the claim; the times are this machine's, for far fewer tests per query than the \
+         paper's 1998 machine made. All tree types, in the table below and in the claims table.",
+        psl * 100.0,
+        pdsl * 100.0,
+        figures.join("; ")
+    )
+}
+
+/// Li & Chen's setting: per tree type and policy, volume tests and time (means over runs).
+fn paper_setting_table(r: &SeparationResult) -> Table {
+    let s = paper_setting();
+    let (psl, pdsl) = paper_speedups();
+    let paper_mean = |f: fn(&PaperRun) -> f64| mean(PAPER_TABLE_1.iter().map(f));
+    let mut rows = vec![
+        vec![
+            "sphere (paper)".into(),
+            "top-down".into(),
+            "–".into(),
+            "–".into(),
+            format!("{:.1} s", paper_mean(|p| p.top_down_s)),
+            "–".into(),
+        ],
+        vec![
+            "sphere (paper)".into(),
+            "separation list".into(),
+            "–".into(),
+            "–".into(),
+            format!("{:.1} s", paper_mean(|p| p.sl_s)),
+            format!("{:+.0}%", psl * 100.0),
+        ],
+        vec![
+            "sphere (paper)".into(),
+            "deferred".into(),
+            "–".into(),
+            "–".into(),
+            format!("{:.1} s", paper_mean(|p| p.deferred_s)),
+            format!("{:+.0}%", pdsl * 100.0),
+        ],
+    ];
+    for bv in KINDS {
+        for p in SeparationPolicy::ALL {
+            let avg = |f: fn(&SeparationRow) -> f64| avg(&r.rows, s, bv, p, f);
+            rows.push(vec![
+                format!("{bv} (ours)"),
+                p.name().into(),
+                thousands(avg(|x| x.bv_tests as f64).round() as u64),
+                format!("{:+.0}%", avg(|x| x.speedup_tests) * 100.0),
+                format!("{:.4} s", avg(|x| x.seconds)),
+                format!("{:+.0}%", avg(|x| x.speedup_time) * 100.0),
+            ]);
+        }
+    }
+    Table::new(
+        &[
+            "trees",
+            "policy",
+            "N_v per run",
+            "speedup in N_v",
+            "time per run",
+            "speedup in time",
+        ],
+        rows,
+    )
+}
+
+fn figure(r: &SeparationResult, s: &SeparationSetting, bv: BvKind) -> Figure {
+    let series = SeparationPolicy::ALL
+        .iter()
+        .map(|&p| Series {
+            name: match p {
+                SeparationPolicy::TopDown => "top-down".into(),
+                SeparationPolicy::Predicted => "separation list (Fig. 4a)".into(),
+                SeparationPolicy::Deferred => "deferred separation list (Fig. 4b)".into(),
+            },
+            points: select(&r.rows, s, bv, p)
+                .map(|x| (x.run as f64, x.seconds))
+                .collect(),
+        })
+        .collect();
+    Figure {
+        stem: format!("separation-list-{bv}-{}", s.stem),
+        plot: Plot::Line(LinePlot {
+            title: format!(
+                "{} trees, {}: time of all queries per run (Li & Chen Table 1)",
+                bv.name().to_uppercase(),
+                label(s)
+            ),
+            x_label: "run (seed)".into(),
+            y_label: "seconds".into(),
+            log_x: false,
+            log_y: false,
+            series,
+        }),
+    }
+}
+
+fn means_table(r: &SeparationResult) -> Table {
+    use SeparationPolicy::{Deferred, Predicted, TopDown};
+    let (psl, pdsl) = paper_speedups();
+    let paper_mean = |f: fn(&PaperRun) -> f64| mean(PAPER_TABLE_1.iter().map(f));
     let mut rows = vec![vec![
-        "sphere (paper)".into(),
+        "bunny (500 polygons), 5°, sphere (paper)".into(),
         "–".into(),
-        format!("{:.1} s", mean(PAPER.iter().map(|p| p.0))),
-        format!("{:.1} s", mean(PAPER.iter().map(|p| p.1))),
+        format!("{:.1} s", paper_mean(|p| p.top_down_s)),
+        format!("{:.1} s", paper_mean(|p| p.sl_s)),
         format!("{:+.0}%", psl * 100.0),
         "–".into(),
-        format!("{:.1} s", mean(PAPER.iter().map(|p| p.2))),
+        format!("{:.1} s", paper_mean(|p| p.deferred_s)),
         format!("{:+.0}%", pdsl * 100.0),
         "–".into(),
     ]];
-    for (deg, bv) in ROTATIONS
-        .iter()
-        .flat_map(|&d| ["sphere", "obb", "aabb"].map(move |b| (d, b)))
-    {
-        let avg = |policy: &str, f: fn(&SeparationRow) -> f64| avg(&r.rows, deg, bv, policy, f);
-        rows.push(vec![
-            format!("{bv}, {deg}° (ours)"),
-            thousands(avg("top-down", |x| x.bv_tests as f64) as u64),
-            format!("{:.3} s", avg("top-down", |x| x.seconds)),
-            format!("{:.3} s", avg("predicted", |x| x.seconds)),
-            format!("{:+.0}%", avg("predicted", |x| x.speedup_time) * 100.0),
-            format!("{:+.0}%", avg("predicted", |x| x.speedup_tests) * 100.0),
-            format!("{:.3} s", avg("deferred", |x| x.seconds)),
-            format!("{:+.0}%", avg("deferred", |x| x.speedup_time) * 100.0),
-            format!("{:+.0}%", avg("deferred", |x| x.speedup_tests) * 100.0),
-        ]);
+    for s in &SETTINGS {
+        for bv in KINDS {
+            let avg = |p, f: fn(&SeparationRow) -> f64| avg(&r.rows, s, bv, p, f);
+            rows.push(vec![
+                format!("{}, {bv} (ours)", label(s)),
+                thousands(avg(TopDown, |x| x.bv_tests as f64) as u64),
+                format!("{:.3} s", avg(TopDown, |x| x.seconds)),
+                format!("{:.3} s", avg(Predicted, |x| x.seconds)),
+                format!("{:+.0}%", avg(Predicted, |x| x.speedup_time) * 100.0),
+                format!("{:+.0}%", avg(Predicted, |x| x.speedup_tests) * 100.0),
+                format!("{:.3} s", avg(Deferred, |x| x.seconds)),
+                format!("{:+.0}%", avg(Deferred, |x| x.speedup_time) * 100.0),
+                format!("{:+.0}%", avg(Deferred, |x| x.speedup_tests) * 100.0),
+            ]);
+        }
     }
-    s.table(
+    Table::new(
         &[
-            "trees",
+            "setting, trees",
             "top-down N_v",
             "top-down time",
             "SL time",
@@ -457,27 +781,35 @@ fn write(r: &SeparationResult, settings: &Settings) -> Result<(), ExperimentErro
             "deferred speedup",
             "deferred speedup in N_v",
         ],
-        &rows,
-    );
-    s.heading("Per run");
-    let mut rows = Vec::new();
-    for x in &r.rows {
-        rows.push(vec![
-            format!("{}°", x.rotation_deg),
-            x.run.to_string(),
-            x.bv.to_string(),
-            x.policy.to_string(),
-            x.rejected.to_string(),
-            thousands(x.bv_tests),
-            thousands(x.tri_tests),
-            thousands(x.rebuilds),
-            format!("{:.4}", x.seconds),
-            format!("{:+.0}%", x.speedup_time * 100.0),
-            format!("{:+.0}%", x.speedup_tests * 100.0),
-        ]);
-    }
-    s.table(
+        rows,
+    )
+}
+
+fn runs_table(r: &SeparationResult) -> Table {
+    let rows = r
+        .rows
+        .iter()
+        .map(|x| {
+            vec![
+                x.model.to_string(),
+                format!("{}°", x.rotation_deg),
+                x.run.to_string(),
+                x.bv.to_string(),
+                x.policy.name().to_string(),
+                x.rejected.to_string(),
+                thousands(x.bv_tests),
+                thousands(x.tri_tests),
+                thousands(x.rebuilds),
+                format!("{:.4}", x.seconds),
+                format!("{:+.0}%", x.speedup_time * 100.0),
+                format!("{:+.0}%", x.speedup_tests * 100.0),
+            ]
+        })
+        .collect();
+    Table::new(
         &[
+            "model",
+            "rotation",
             "run",
             "trees",
             "policy",
@@ -489,8 +821,6 @@ fn write(r: &SeparationResult, settings: &Settings) -> Result<(), ExperimentErro
             "speedup",
             "speedup in N_v",
         ],
-        &rows,
-    );
-    s.para("Files: `separation-list.csv`, `separation-list-{sphere,obb,aabb}-{5,1}deg.{png,svg}`.");
-    s.write(out)
+        rows,
+    )
 }

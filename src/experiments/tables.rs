@@ -1,254 +1,196 @@
-//! Table 3 of Gottschalk et al. 1996 (§7.2) for the three scenes, via the scenes' bench, with
-//! OBB and AABB trees side by side.
+//! Table 3 of Gottschalk et al. 1996 (§7.2) for the three scenes, OBB and AABB trees side by
+//! side. The rows, their lines and their measurement are the scenes' bench
+//! ([`crate::scenes::bench`]), the one home of Table 3.
 
-use super::plot::{BarPlot, bar_plot};
-use super::{Claim, ExperimentError, Progress, Settings, Summary, thousands, write_csv};
+use super::plot::{BarPlot, Plot};
+use super::report::{CsvFile, Figure, Report, Section, Table, thousands};
+use super::{Claim, Experiment, ExperimentError, Progress, Settings};
 use crate::bv::{Aabb, Obb};
-use crate::scenes::bench::{BenchRow, bench};
-use crate::scenes::{SceneId, load_scene};
+use crate::query::SeparationPolicy;
+use crate::scenes::bench::{BenchRow, TABLE3_LINES, Table3Row, bench};
+use crate::scenes::{PaperRow, SceneId, SceneSpec, load_scene};
 
-/// One row of the table: ours (`obb`, `aabb`) or the paper's (`paper`).
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct TableRow {
-    /// Scene.
-    pub scene: String,
-    /// `paper`, `obb` or `aabb`.
-    pub source: String,
-    /// Poses replayed.
-    pub steps: Option<usize>,
-    /// Every how many steps of the path a pose was replayed.
-    pub every: Option<usize>,
-    /// Contacts over the path.
-    pub contacts: Option<u64>,
-    /// Box tests over the path.
-    pub box_tests: Option<u64>,
-    /// Triangle tests over the path.
-    pub tri_tests: Option<u64>,
-    /// Total query time, seconds.
-    pub total_seconds: Option<f64>,
-    /// Mean query time, microseconds.
-    pub avg_query_micros: Option<f64>,
-    /// Median query time, microseconds (ours only).
-    pub median_query_micros: Option<f64>,
-    /// Box tests per query.
-    pub box_tests_per_query: Option<f64>,
-    /// Mean contacts per step.
-    pub avg_contacts_per_step: Option<f64>,
+/// Table 3 for one scene: the paper's row and ours with both tree kinds.
+#[derive(Clone, Debug)]
+pub struct SceneTable {
+    /// The scene.
+    pub scene: SceneId,
+    /// The paper's row (for the torpedo, only its time per query).
+    pub paper: PaperRow,
+    /// Ours, OBB trees.
+    pub obb: BenchRow,
+    /// Ours, AABB trees.
+    pub aabb: BenchRow,
+}
+
+impl SceneTable {
+    /// The rows of the table: the paper's, OBB trees, AABB trees.
+    pub fn rows(&self) -> [Table3Row; 3] {
+        [
+            Table3Row::paper(self.scene, &self.paper),
+            Table3Row::measured(&self.obb),
+            Table3Row::measured(&self.aabb),
+        ]
+    }
 }
 
 /// The result of `paper-tables`.
 #[derive(Clone, Debug)]
 pub struct TablesResult {
-    /// Paper, OBB and AABB rows per scene.
-    pub rows: Vec<TableRow>,
+    /// Pipes, torus, torpedo.
+    pub scenes: Vec<SceneTable>,
     /// The summary's claims table.
     pub claims: Vec<Claim>,
 }
 
-fn ours(r: &BenchRow) -> TableRow {
-    TableRow {
-        scene: r.scene.to_string(),
-        source: r.bv.to_string(),
-        steps: Some(r.steps),
-        every: Some(r.every),
-        contacts: Some(r.contacts),
-        box_tests: Some(r.box_tests),
-        tri_tests: Some(r.tri_tests),
-        total_seconds: Some(r.total_seconds),
-        avg_query_micros: Some(r.avg_query_micros),
-        median_query_micros: Some(r.median_query_micros),
-        box_tests_per_query: Some(r.box_tests as f64 / r.steps.max(1) as f64),
-        avg_contacts_per_step: Some(r.avg_contacts_per_step),
-    }
-}
-
-fn paper(r: &BenchRow) -> Option<TableRow> {
-    let p = r.paper.as_ref()?;
-    Some(TableRow {
-        scene: r.scene.to_string(),
-        source: format!("paper ({})", p.machine),
-        steps: p.steps,
-        every: None,
-        contacts: p.contacts,
-        box_tests: p.box_tests,
-        tri_tests: p.tri_tests,
-        total_seconds: p.total_seconds,
-        avg_query_micros: p.avg_query_micros,
-        median_query_micros: None,
-        box_tests_per_query: p.box_tests.zip(p.steps).map(|(b, s)| b as f64 / s as f64),
-        avg_contacts_per_step: p.avg_contacts_per_step,
-    })
-}
-
-pub(super) fn run(
+/// Measures `paper-tables`: each scene's path replayed with OBB then AABB trees (quick: every
+/// 50th pose).
+pub(super) fn measure(
     settings: &Settings,
     progress: Progress<'_>,
 ) -> Result<TablesResult, ExperimentError> {
-    // Quick: every 50th pose of each path.
     let every = if settings.quick { 50 } else { 1 };
-    let mut rows = Vec::new();
-    let mut claims = Vec::new();
-    for id in [SceneId::Pipes, SceneId::Torus, SceneId::Torpedo] {
+    let mut scenes = Vec::new();
+    for id in SceneId::ALL {
         let scene = load_scene(&settings.assets, id)?;
         let n = scene.path.len().div_ceil(every) as u64;
         let stage = format!("paper-tables {}", id.name());
-        let mut tick = |i: usize| progress(&stage, i as u64, 2 * n);
-        let o = bench::<Obb>(&scene, every, &mut tick);
-        let mut tick = |i: usize| progress(&stage, n + i as u64, 2 * n);
-        let a = bench::<Aabb>(&scene, every, &mut tick);
-        if o.contacts != a.contacts {
+        let obb = bench::<Obb>(&scene, every, SeparationPolicy::TopDown, &mut |i| {
+            progress(&stage, i as u64, 2 * n)
+        });
+        let aabb = bench::<Aabb>(&scene, every, SeparationPolicy::TopDown, &mut |i| {
+            progress(&stage, n + i as u64, 2 * n)
+        });
+        if obb.contacts != aabb.contacts {
             return Err(ExperimentError::Inconsistent(format!(
-                "{}: OBB and AABB trees found {} and {} contacts",
-                id.name(),
-                o.contacts,
-                a.contacts
+                "{id}: OBB and AABB trees found {} and {} contacts",
+                obb.contacts, aabb.contacts
             )));
         }
-        let p = paper(&o);
-        if let Some(p) = &p {
-            if let Some(pq) = p.avg_query_micros {
-                claims.push(Claim::new(
-                    format!("{}: interactive query times (mean per query)", id.name()),
-                    format!(
-                        "{:.0} µs ({})",
-                        pq,
-                        p.source.trim_start_matches("paper (").trim_end_matches(')')
-                    ),
-                    format!("{:.0} µs", o.avg_query_micros),
-                    o.avg_query_micros <= pq,
-                ));
-            }
-            if let Some(pc) = p.avg_contacts_per_step {
-                claims.push(Claim::new(
-                    format!(
-                        "{}: our scene is comparable (contacts per step within 2×)",
-                        id.name()
-                    ),
-                    format!("{pc:.1}"),
-                    format!("{:.1}", o.avg_contacts_per_step),
-                    (0.5..=2.0).contains(&(o.avg_contacts_per_step / pc)),
-                ));
-            }
-            if let (Some(pb), Some(ps)) = (p.box_tests, p.steps) {
-                claims.push(Claim::new(
-                    format!(
-                        "{}: box tests per query (OBB trees, scene fidelity within 4×)",
-                        id.name()
-                    ),
-                    format!("{:.0}", pb as f64 / ps as f64),
-                    format!("{:.0}", o.box_tests as f64 / o.steps.max(1) as f64),
-                    (0.25..=4.0).contains(
-                        &((o.box_tests as f64 / o.steps.max(1) as f64) / (pb as f64 / ps as f64)),
-                    ),
-                ));
-            }
-        }
-        claims.push(Claim::new(
-            format!(
-                "{}: OBB trees need fewer box tests than AABB trees (§6)",
-                id.name()
-            ),
-            "yes",
-            format!("{} vs {}", thousands(o.box_tests), thousands(a.box_tests)),
-            o.box_tests < a.box_tests,
-        ));
-        rows.extend(p);
-        rows.push(ours(&o));
-        rows.push(ours(&a));
+        scenes.push(SceneTable {
+            scene: id,
+            paper: SceneSpec::of(id).paper,
+            obb,
+            aabb,
+        });
     }
-    let result = TablesResult { rows, claims };
-    write(&result, settings)?;
-    Ok(result)
+    let claims = scenes.iter().flat_map(claims).collect();
+    Ok(TablesResult { scenes, claims })
 }
 
-fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
-    v.map_or("–".into(), |x| x.to_string())
+/// The claims of one scene.
+fn claims(t: &SceneTable) -> Vec<Claim> {
+    let (p, o, a) = (&t.paper, &t.obb, &t.aabb);
+    let id = t.scene;
+    let per_query = o.box_tests as f64 / o.steps.max(1) as f64;
+    let mut c = Vec::new();
+    if let Some(pq) = p.avg_query_micros {
+        c.push(Claim::new(
+            format!("{id}: interactive query times (mean per query)"),
+            format!("{pq:.0} µs ({})", p.machine),
+            format!("{:.0} µs", o.avg_query_micros),
+            o.avg_query_micros <= pq,
+        ));
+    }
+    if let Some(pc) = p.avg_contacts_per_step {
+        c.push(Claim::new(
+            format!("{id}: our scene is comparable (contacts per step within 2×)"),
+            format!("{pc:.1}"),
+            format!("{:.1}", o.avg_contacts_per_step),
+            (0.5..=2.0).contains(&(o.avg_contacts_per_step / pc)),
+        ));
+    }
+    if let (Some(pb), Some(ps)) = (p.box_tests, p.steps) {
+        let paper_per_query = pb as f64 / ps as f64;
+        c.push(Claim::new(
+            format!("{id}: box tests per query (OBB trees, scene fidelity within 4×)"),
+            format!("{paper_per_query:.0}"),
+            format!("{per_query:.0}"),
+            (0.25..=4.0).contains(&(per_query / paper_per_query)),
+        ));
+    }
+    c.push(Claim::new(
+        format!("{id}: OBB trees need fewer box tests than AABB trees (§6)"),
+        "yes",
+        format!("{} vs {}", thousands(o.box_tests), thousands(a.box_tests)),
+        o.box_tests < a.box_tests,
+    ));
+    c
 }
 
-fn write(r: &TablesResult, settings: &Settings) -> Result<(), ExperimentError> {
-    let out = &settings.out;
-    write_csv(&out.join("paper-tables.csv"), &r.rows)?;
-    let scenes: Vec<String> = ["pipes", "torus", "torpedo"].map(String::from).to_vec();
-    let per_query = |src: &str| -> Vec<f64> {
-        scenes
+/// The report of `paper-tables`.
+pub(super) fn report(r: &TablesResult) -> Result<Report, ExperimentError> {
+    let rows: Vec<Table3Row> = r.scenes.iter().flat_map(SceneTable::rows).collect();
+    Ok(Report {
+        experiment: Experiment::PaperTables,
+        title: "Table 3: the paper's three scenes".into(),
+        source: "Gottschalk, Lin, Manocha 1996, §7.2, Table 3".into(),
+        setup: "Each scene's recorded motion path (assets/paths) replayed with the all-contacts \
+                query, OBB trees and AABB trees built by the same process (`obbtree bench SCENE \
+                --bv obb|aabb`, whose lines these are). The paper gives no figures for the torpedo \
+                except its time per query. The paper's times are from 1996 machines; ours from \
+                this one."
+            .into(),
+        csv: vec![CsvFile::new("paper-tables.csv", &rows)?],
+        figures: vec![figure(r)],
+        claims: r.claims.clone(),
+        sections: vec![Section::table("Table 3", table(&rows))],
+    })
+}
+
+/// Box tests per query, per scene: the paper's, ours with OBB and with AABB trees.
+fn figure(r: &TablesResult) -> Figure {
+    let per_query = |row: fn(&SceneTable) -> Table3Row| -> Vec<f64> {
+        r.scenes
             .iter()
-            .map(|s| {
-                r.rows
-                    .iter()
-                    .find(|x| &x.scene == s && x.source.starts_with(src))
-                    .and_then(|x| x.box_tests_per_query)
-                    .unwrap_or(0.0)
-            })
+            .map(|s| row(s).box_tests_per_query.unwrap_or(0.0))
             .collect()
     };
-    let series = vec![
-        ("paper, OBB trees".to_string(), per_query("paper")),
-        ("ours, OBB trees".to_string(), per_query("obb")),
-        ("ours, AABB trees".to_string(), per_query("aabb")),
-    ];
-    bar_plot(
-        out,
-        "paper-tables",
-        &BarPlot {
-            title: "Table 3: box tests per query along each path",
-            y_label: "box tests per query",
+    Figure {
+        stem: "paper-tables".into(),
+        plot: Plot::Bar(BarPlot {
+            title: "Table 3: box tests per query along each path".into(),
+            y_label: "box tests per query".into(),
             log_y: false,
-            groups: &scenes,
-            series: &series,
-        },
-    )?;
-    let mut s = Summary::new(
-        "paper-tables",
-        "Table 3: the paper's three scenes",
-        "Gottschalk, Lin, Manocha 1996, §7.2, Table 3",
-        settings,
-    );
-    s.para(
-        "Each scene's recorded motion path (assets/paths) replayed with the all-contacts query, \
-         OBB trees and AABB trees built by the same process (`obbtree bench SCENE --bv obb|aabb`). \
-         The paper gives no figures for the torpedo except its time per query. The paper's times \
-         are from 1996 machines; ours from this one.",
-    );
-    s.images(&["paper-tables"]);
-    s.claims(&r.claims);
-    s.heading("Table 3");
-    let rows: Vec<Vec<String>> = r
-        .rows
+            groups: r.scenes.iter().map(|s| s.scene.to_string()).collect(),
+            series: vec![
+                (
+                    "paper, OBB trees".into(),
+                    per_query(|s| Table3Row::paper(s.scene, &s.paper)),
+                ),
+                (
+                    "ours, OBB trees".into(),
+                    per_query(|s| Table3Row::measured(&s.obb)),
+                ),
+                (
+                    "ours, AABB trees".into(),
+                    per_query(|s| Table3Row::measured(&s.aabb)),
+                ),
+            ],
+        }),
+    }
+}
+
+/// Table 3 across the page: one row per source, one column per line of
+/// [`TABLE3_LINES`] (the lines `obbtree bench` prints down the page).
+fn table(rows: &[Table3Row]) -> Table {
+    let mut header = vec!["scene", "source", "every"];
+    header.extend(TABLE3_LINES.iter().map(|l| l.label));
+    let cells = rows
         .iter()
-        .map(|x| {
-            vec![
-                x.scene.clone(),
-                x.source.clone(),
-                opt(x.steps),
-                opt(x.every),
-                x.contacts.map_or("–".into(), thousands),
-                x.box_tests.map_or("–".into(), thousands),
-                x.tri_tests.map_or("–".into(), thousands),
-                x.total_seconds.map_or("–".into(), |v| format!("{v:.3}")),
-                x.avg_query_micros.map_or("–".into(), |v| format!("{v:.0}")),
-                x.median_query_micros
-                    .map_or("–".into(), |v| format!("{v:.0}")),
-                x.avg_contacts_per_step
-                    .map_or("–".into(), |v| format!("{v:.2}")),
-            ]
+        .map(|row| {
+            let mut cells = vec![
+                row.scene.to_string(),
+                row.source.to_string(),
+                row.every.map_or("—".into(), |e| e.to_string()),
+            ];
+            cells.extend(
+                TABLE3_LINES
+                    .iter()
+                    .map(|l| (l.value)(row).map_or_else(|| "—".to_string(), |c| c.grouped())),
+            );
+            cells
         })
         .collect();
-    s.table(
-        &[
-            "scene",
-            "source",
-            "steps",
-            "every",
-            "contacts",
-            "box tests",
-            "tri tests",
-            "total s",
-            "mean µs/query",
-            "median µs/query",
-            "contacts/step",
-        ],
-        &rows,
-    );
-    s.para("Files: `paper-tables.csv`, `paper-tables.{png,svg}`.");
-    s.write(out)
+    Table::new(&header, cells)
 }

@@ -3,7 +3,6 @@
 
 pub mod intersection;
 mod predicates;
-pub mod sat;
 mod separation;
 mod traverse;
 mod tri_tri;
@@ -12,7 +11,8 @@ pub use intersection::{Intersection, triangle_intersection};
 pub use predicates::{orient2d, orient3d};
 pub use separation::{SeparationList, SeparationPolicy, collide_incremental};
 pub use traverse::{
-    collide, collide_into, collide_relative, collide_traced, collide_until, volume_query,
+    collide, collide_into, collide_parallel, collide_relative, collide_traced, collide_until,
+    volume_query,
 };
 pub use tri_tri::{has_area, triangles_intersect};
 
@@ -21,8 +21,12 @@ use crate::math::{Isometry, Matrix3, Vector, transform_point};
 use crate::mesh::TriMesh;
 
 /// Which contacts a query looks for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case")
+)]
 pub enum ContactMode {
     /// Every intersecting triangle pair (RAPID's `RAPID_ALL_CONTACTS`).
     #[default]
@@ -52,7 +56,8 @@ impl QueryOptions {
 
 /// The answer of a query and the counts of the paper's cost equation (1),
 /// `T = N_v · C_v + N_p · C_p`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct CollisionReport {
     /// Intersecting triangle pairs `(triangle of A, triangle of B)`, indices into each mesh, in
     /// traversal order (sort them for a canonical order). At most one for a first-contact query.

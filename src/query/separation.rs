@@ -15,10 +15,13 @@ use crate::math::{Matrix3, Vector};
 
 /// When a [`SeparationList`] is rebuilt from the root pair instead of updated from its last
 /// cut (Li & Chen §4.2–§4.4).
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case")
 )]
-#[serde(rename_all = "kebab-case")]
 pub enum SeparationPolicy {
     /// Every query starts at the root pair (the top-down traversal of §3.3, Fig. 1); the list is
     /// recorded but never reused. Its counts equal [`super::collide_relative`]'s.

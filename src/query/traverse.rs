@@ -282,6 +282,26 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
         }
     }
 
+    /// One volume test of the pair (a, b) and what lies below it, without going there: the
+    /// first level of [`Traversal::pair`] (the same test and the same descend rule), for
+    /// [`collide_parallel`]'s frontier.
+    fn expand(&mut self, a: usize, b: usize) -> Below {
+        let pb = self.place(b);
+        self.report.bv_tests += 1;
+        if !B::overlaps(&self.query, &self.na[a].bv, &pb) {
+            return Below::Nothing;
+        }
+        let (node_a, node_b) = (&self.na[a], &self.nb[b]);
+        match (node_a.children(), node_b.children()) {
+            (None, None) => Below::Leaves(node_a.leaf_triangle(), node_b.leaf_triangle()),
+            (Some((al, ar)), Some(_)) if node_a.bv.size() >= node_b.bv.size() => {
+                Below::Pairs([(al, b), (ar, b)])
+            }
+            (Some((al, ar)), None) => Below::Pairs([(al, b), (ar, b)]),
+            (_, Some((bl, br))) => Below::Pairs([(a, bl), (a, br)]),
+        }
+    }
+
     /// Records a pair the traversal leaves untested (CUT only).
     #[inline(always)]
     pub(super) fn skip(&mut self, a: usize, b: usize) {
@@ -379,10 +399,123 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
     }
 }
 
+/// What lies below an overlapping pair ([`Traversal::expand`]).
+enum Below {
+    /// The volumes are disjoint.
+    Nothing,
+    /// Two leaves: their triangles (A, B) are to be tested.
+    Leaves(usize, usize),
+    /// The two child pairs, in the traversal's order.
+    Pairs([(usize, usize); 2]),
+}
+
+/// An item of [`collide_parallel`]'s frontier.
+#[derive(Clone, Copy)]
+enum Frontier {
+    /// A node pair not yet tested.
+    Pair(usize, usize),
+    /// Two leaves whose volumes overlap: their triangles are to be tested.
+    Leaves(usize, usize),
+}
+
+/// [`collide_relative`] on the threads of the current rayon pool: the same contacts in the same
+/// order and the same counts, found faster when the overlap is deep.
+///
+/// The recursion tree is expanded breadth-first, each pair tested once as the sequential
+/// traversal tests it, until its frontier holds at least 16 pairs per thread; the subtrees below
+/// the frontier are then traversed in parallel and their reports concatenated in frontier
+/// order, which is the sequential traversal's depth-first order. A first-contact query has
+/// little to share and runs sequentially.
+pub fn collide_parallel<B: BoundingVolume>(
+    a: &Bvh<B>,
+    b: &Bvh<B>,
+    rot_ab: &Matrix3,
+    pos_ab: &Vector,
+    options: &QueryOptions,
+    report: &mut CollisionReport,
+) {
+    use rayon::prelude::*;
+    if options.mode == ContactMode::FirstContact || rayon::current_num_threads() < 2 {
+        collide_relative(a, b, rot_ab, pos_ab, options, report);
+        return;
+    }
+    report.clear();
+    let target = 16 * rayon::current_num_threads();
+    let mut unused = Vec::new();
+    let mut frontier = vec![Frontier::Pair(0, 0)];
+    {
+        let mut t =
+            Traversal::<B, false, false>::new(a, b, rot_ab, pos_ab, options, report, &mut unused);
+        if t.far {
+            t.root();
+            return;
+        }
+        while frontier.len() < target {
+            let mut next = Vec::with_capacity(2 * frontier.len());
+            let mut grew = false;
+            for item in frontier {
+                match item {
+                    Frontier::Pair(x, y) => match t.expand(x, y) {
+                        Below::Nothing => {}
+                        Below::Leaves(ta, tb) => next.push(Frontier::Leaves(ta, tb)),
+                        Below::Pairs(p) => {
+                            grew = true;
+                            next.extend(p.map(|(x, y)| Frontier::Pair(x, y)));
+                        }
+                    },
+                    leaves => next.push(leaves),
+                }
+            }
+            frontier = next;
+            if !grew {
+                break;
+            }
+        }
+    }
+    let chunk = frontier
+        .len()
+        .div_ceil(4 * rayon::current_num_threads())
+        .max(1);
+    let parts: Vec<CollisionReport> = frontier
+        .par_chunks(chunk)
+        .map(|items| {
+            let mut part = CollisionReport::default();
+            let mut unused = Vec::new();
+            let mut t = Traversal::<B, false, false>::new(
+                a,
+                b,
+                rot_ab,
+                pos_ab,
+                options,
+                &mut part,
+                &mut unused,
+            );
+            for item in items {
+                match *item {
+                    Frontier::Pair(x, y) => {
+                        t.pair(x, y, None);
+                    }
+                    Frontier::Leaves(ta, tb) => {
+                        t.leaves(ta, tb);
+                    }
+                }
+            }
+            part
+        })
+        .collect();
+    for part in parts {
+        report.contacts.extend_from_slice(&part.contacts);
+        report.bv_tests += part.bv_tests;
+        report.tri_tests += part.tri_tests;
+    }
+}
+
 /// Asks for the child pair of node `i` to be brought into cache while node `i` is being tested:
 /// if the test passes, the traversal reads those children next. A hint only; never faults.
 #[inline(always)]
 fn prefetch_children<B>(nodes: &[Node<B>], i: usize) {
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (nodes, i);
     #[cfg(target_arch = "x86_64")]
     if let Some((c, _)) = nodes[i].children() {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};

@@ -301,12 +301,8 @@ fn convex2d_intersect(a: &[P2], b: &[P2]) -> bool {
                     }
                 }
             }
-            2.. => {
-                // Collinear: any two distinct points span the line.
-                if separates(&x[0], &x[1], None, y) {
-                    return false;
-                }
-            }
+            // Collinear: any two distinct points span the line.
+            2.. if separates(&x[0], &x[1], None, y) => return false,
             _ => {}
         }
     }

@@ -1,21 +1,29 @@
 //! Table 3 of Gottschalk et al. 1996 (§7.2), reproduced: build both hierarchies of a scene,
 //! replay its motion path with the all-contacts query, and report the paper's row beside ours.
+//!
+//! This module is the one home of Table 3: [`bench()`] measures a [`BenchRow`] (the JSON of
+//! `obbtree bench --json`); [`Table3Row`] puts a measured row and the paper's in the same shape
+//! (the CSV rows of `obbtree experiment paper-tables`); [`TABLE3_LINES`] are the table's lines,
+//! in the paper's order, printed down the page by [`format_table`] (`obbtree bench`) and across
+//! by the experiment's summary.
 
-use super::{PaperRow, Scene, SceneSpec};
-use crate::bv::BoundingVolume;
+use super::{PaperRow, Scene, SceneId, SceneSpec};
+use crate::bv::{BoundingVolume, BvKind};
 use crate::bvh::{BuildOptions, Bvh};
-use crate::math::Isometry;
-use crate::query::{CollisionReport, QueryOptions, collide_into};
+use crate::math::{Isometry, median, timed};
+use crate::query::{
+    CollisionReport, QueryOptions, SeparationList, SeparationPolicy, collide_incremental,
+    collide_into,
+};
 use serde::Serialize;
-use std::time::Instant;
 
 /// One row of Table 3, measured here. Times are wall-clock on this machine.
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchRow {
-    /// Scene name.
-    pub scene: &'static str,
-    /// Bounding volume: `obb`, `aabb` or `sphere`.
-    pub bv: &'static str,
+    /// Scene (`pipes`, `torus`, `torpedo` in JSON).
+    pub scene: SceneId,
+    /// Bounding volume (`obb`, `aabb` or `sphere` in JSON).
+    pub bv: BvKind,
     /// Environment size, triangles.
     pub environment_triangles: usize,
     /// Object size, triangles.
@@ -24,6 +32,9 @@ pub struct BenchRow {
     pub steps: usize,
     /// Every how many steps of the path a pose was replayed (1: all).
     pub every: usize,
+    /// Where each query started: from the root pair (`top-down`, the paper's) or from the
+    /// previous pose's separation list (`predicted`, `deferred`: Li & Chen §4).
+    pub start: SeparationPolicy,
     /// Contacts (intersecting triangle pairs) summed over the path.
     pub contacts: u64,
     /// Box (bounding volume) tests summed over the path, N_v.
@@ -49,31 +60,39 @@ pub struct BenchRow {
     pub paper: Option<PaperRow>,
 }
 
-/// Builds both `B` trees of `scene` and replays its path (every `every`-th pose; 1 for all);
-/// `progress` is called after each replayed pose.
+/// Builds both `B` trees of `scene` and replays its path (every `every`-th pose; 1 for all),
+/// each query from the root pair ([`SeparationPolicy::TopDown`], as the paper's Table 3) or from
+/// the previous pose's separation list (Li & Chen §4: the same contacts, fewer box tests on a
+/// coherent path); `progress` is called after each replayed pose.
 pub fn bench<B: BoundingVolume>(
     scene: &Scene,
     every: usize,
+    start: SeparationPolicy,
     progress: &mut dyn FnMut(usize),
 ) -> BenchRow {
     let every = every.max(1);
     let build = BuildOptions::default();
-    let t0 = Instant::now();
-    let a = Bvh::<B>::build(scene.environment.clone(), &build);
-    let build_a = t0.elapsed().as_secs_f64() * 1e3;
-    let t1 = Instant::now();
-    let b = Bvh::<B>::build(scene.object.clone(), &build);
-    let build_b = t1.elapsed().as_secs_f64() * 1e3;
+    let (a, build_a) = timed(|| Bvh::<B>::build(scene.environment.clone(), &build));
+    let (b, build_b) = timed(|| Bvh::<B>::build(scene.object.clone(), &build));
 
     let options = QueryOptions::default();
     let mut report = CollisionReport::default();
     let mut times = Vec::with_capacity(scene.path.len());
     let (mut contacts, mut box_tests, mut tri_tests) = (0u64, 0u64, 0u64);
     let identity = Isometry::identity();
+    let mut list = SeparationList::new(start);
     for (i, pose) in scene.path.iter().step_by(every).enumerate() {
-        let t = Instant::now();
-        collide_into(&a, &identity, &b, &pose.pose_ab, &options, &mut report);
-        times.push(t.elapsed().as_secs_f64());
+        let ((), seconds) = timed(|| match start {
+            SeparationPolicy::TopDown => {
+                collide_into(&a, &identity, &b, &pose.pose_ab, &options, &mut report)
+            }
+            _ => {
+                let rot = pose.pose_ab.rotation.to_rotation_matrix().into_inner();
+                let pos = pose.pose_ab.translation.vector;
+                collide_incremental(&a, &b, &rot, &pos, &options, &mut list, &mut report)
+            }
+        });
+        times.push(seconds);
         contacts += report.contacts.len() as u64;
         box_tests += report.bv_tests;
         tri_tests += report.tri_tests;
@@ -81,19 +100,16 @@ pub fn bench<B: BoundingVolume>(
     }
     let total: f64 = times.iter().sum();
     let steps = times.len();
-    let median = crate::math::median(&mut times);
+    let median = median(&mut times);
     let tris = a.mesh().triangle_count() + b.mesh().triangle_count();
     BenchRow {
-        scene: scene.id.name(),
-        bv: match B::KIND {
-            crate::bv::BvKind::Obb => "obb",
-            crate::bv::BvKind::Aabb => "aabb",
-            crate::bv::BvKind::Sphere => "sphere",
-        },
+        scene: scene.id,
+        bv: B::KIND,
         environment_triangles: a.mesh().triangle_count(),
         object_triangles: b.mesh().triangle_count(),
         steps,
         every,
+        start,
         contacts,
         box_tests,
         tri_tests,
@@ -106,7 +122,7 @@ pub fn bench<B: BoundingVolume>(
             total / box_tests as f64 * 1e9
         },
         avg_contacts_per_step: contacts as f64 / steps.max(1) as f64,
-        build_ms: [build_a, build_b],
+        build_ms: [build_a * 1e3, build_b * 1e3],
         bytes_per_triangle: (a.memory_bytes() + b.memory_bytes()) as f64 / tris as f64,
         paper: Some(SceneSpec::of(scene.id).paper),
     }
@@ -136,92 +152,282 @@ pub fn contacts_at<B: BoundingVolume>(scene: &Scene, steps: &[usize]) -> Vec<Vec
         .collect()
 }
 
-/// The row as a text table beside the paper's figures.
+/// Where a row of Table 3 comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Table3Source {
+    /// The paper's figures, measured on the named machine.
+    Paper(&'static str),
+    /// Measured here with trees of this kind.
+    Measured(BvKind),
+}
+
+impl std::fmt::Display for Table3Source {
+    /// `paper (MACHINE)`, or the tree kind: `obb`, `aabb`, `sphere`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Table3Source::Paper(machine) => write!(f, "paper ({machine})"),
+            Table3Source::Measured(kind) => f.write_str(kind.name()),
+        }
+    }
+}
+
+impl Serialize for Table3Source {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// One row of Table 3, the paper's or a measured one, in one shape: figures the paper does not
+/// give, or that are ours only, are `None`. The CSV row of `obbtree experiment paper-tables`
+/// (the first twelve columns in the order of earlier versions).
+#[derive(Clone, Debug, Serialize)]
+pub struct Table3Row {
+    /// Scene.
+    pub scene: SceneId,
+    /// The paper or a tree kind (`paper (MACHINE)`, `obb`, `aabb`, `sphere`).
+    pub source: Table3Source,
+    /// Poses of the path (measured: poses replayed).
+    pub steps: Option<usize>,
+    /// Every how many steps of the path a pose was replayed (measured only).
+    pub every: Option<usize>,
+    /// Contacts over the path.
+    pub contacts: Option<u64>,
+    /// Box tests over the path, N_v.
+    pub box_tests: Option<u64>,
+    /// Triangle tests over the path, N_p.
+    pub tri_tests: Option<u64>,
+    /// Time of all queries, seconds.
+    pub total_seconds: Option<f64>,
+    /// Mean time per query, microseconds.
+    pub avg_query_micros: Option<f64>,
+    /// Median time per query, microseconds (measured only).
+    pub median_query_micros: Option<f64>,
+    /// Box tests per query.
+    pub box_tests_per_query: Option<f64>,
+    /// Mean contacts per step.
+    pub avg_contacts_per_step: Option<f64>,
+    /// Environment size, triangles.
+    pub environment_triangles: usize,
+    /// Object size, triangles.
+    pub object_triangles: usize,
+    /// Total time over box tests, nanoseconds.
+    pub avg_box_test_nanos: Option<f64>,
+    /// Build time of the environment's hierarchy, milliseconds (measured only).
+    pub build_environment_ms: Option<f64>,
+    /// Build time of the object's hierarchy, milliseconds (measured only).
+    pub build_object_ms: Option<f64>,
+    /// Hierarchy bytes per triangle (measured only).
+    pub bytes_per_triangle: Option<f64>,
+}
+
+impl Table3Row {
+    /// A measured row.
+    pub fn measured(r: &BenchRow) -> Self {
+        Self {
+            scene: r.scene,
+            source: Table3Source::Measured(r.bv),
+            steps: Some(r.steps),
+            every: Some(r.every),
+            contacts: Some(r.contacts),
+            box_tests: Some(r.box_tests),
+            tri_tests: Some(r.tri_tests),
+            total_seconds: Some(r.total_seconds),
+            avg_query_micros: Some(r.avg_query_micros),
+            median_query_micros: Some(r.median_query_micros),
+            box_tests_per_query: Some(r.box_tests as f64 / r.steps.max(1) as f64),
+            avg_contacts_per_step: Some(r.avg_contacts_per_step),
+            environment_triangles: r.environment_triangles,
+            object_triangles: r.object_triangles,
+            avg_box_test_nanos: Some(r.avg_box_test_nanos),
+            build_environment_ms: Some(r.build_ms[0]),
+            build_object_ms: Some(r.build_ms[1]),
+            bytes_per_triangle: Some(r.bytes_per_triangle),
+        }
+    }
+
+    /// The paper's row for `scene`.
+    pub fn paper(scene: SceneId, p: &PaperRow) -> Self {
+        Self {
+            scene,
+            source: Table3Source::Paper(p.machine),
+            steps: p.steps,
+            every: None,
+            contacts: p.contacts,
+            box_tests: p.box_tests,
+            tri_tests: p.tri_tests,
+            total_seconds: p.total_seconds,
+            avg_query_micros: p.avg_query_micros,
+            median_query_micros: None,
+            box_tests_per_query: p.box_tests.zip(p.steps).map(|(b, s)| b as f64 / s as f64),
+            avg_contacts_per_step: p.avg_contacts_per_step,
+            environment_triangles: p.environment_triangles,
+            object_triangles: p.object_triangles,
+            avg_box_test_nanos: p.avg_box_test_nanos,
+            build_environment_ms: None,
+            build_object_ms: None,
+            bytes_per_triangle: None,
+        }
+    }
+
+    /// Whether this is the paper's row (its figures are printed to the paper's precision).
+    pub fn is_paper(&self) -> bool {
+        matches!(self.source, Table3Source::Paper(_))
+    }
+
+    /// `ours` decimals for a measured row, `paper` for the paper's.
+    fn decimals(&self, ours: usize, paper: usize) -> usize {
+        if self.is_paper() { paper } else { ours }
+    }
+}
+
+/// A figure of Table 3, to be printed plain (`obbtree bench`) or with thousands separators
+/// (the experiment's summary).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    /// A count.
+    Count(u64),
+    /// A real number with this many decimals.
+    Real(f64, usize),
+    /// Text, printed as it is.
+    Text(String),
+}
+
+impl Cell {
+    /// Plain: `1704187`, `8.9`.
+    pub fn plain(&self) -> String {
+        match self {
+            Cell::Count(n) => n.to_string(),
+            Cell::Real(v, d) => format!("{:.*}", *d, v),
+            Cell::Text(t) => t.clone(),
+        }
+    }
+
+    /// Counts with thousands separators: `1,704,187`.
+    pub fn grouped(&self) -> String {
+        match self {
+            Cell::Count(n) => thousands(*n),
+            other => other.plain(),
+        }
+    }
+}
+
+/// `n` with a comma every three digits: `1,704,187`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// One line of Table 3: its label (the paper's wording where the paper has the line) and its
+/// figure in a row, `None` where the row has none.
+pub struct Table3Line {
+    /// The label.
+    pub label: &'static str,
+    /// The figure of a row.
+    pub value: fn(&Table3Row) -> Option<Cell>,
+}
+
+/// The lines of Table 3 in the paper's order, then ours only (median, build time, memory).
+pub const TABLE3_LINES: [Table3Line; 13] = [
+    Table3Line {
+        label: "Environment size (triangles)",
+        value: |r| Some(Cell::Count(r.environment_triangles as u64)),
+    },
+    Table3Line {
+        label: "Object size (triangles)",
+        value: |r| Some(Cell::Count(r.object_triangles as u64)),
+    },
+    Table3Line {
+        label: "Num of steps",
+        value: |r| r.steps.map(|v| Cell::Count(v as u64)),
+    },
+    Table3Line {
+        label: "Num of contacts",
+        value: |r| r.contacts.map(Cell::Count),
+    },
+    Table3Line {
+        label: "Num of box-box tests",
+        value: |r| r.box_tests.map(Cell::Count),
+    },
+    Table3Line {
+        label: "Num of tri-tri tests",
+        value: |r| r.tri_tests.map(Cell::Count),
+    },
+    Table3Line {
+        label: "Time (s)",
+        value: |r| r.total_seconds.map(|v| Cell::Real(v, r.decimals(3, 1))),
+    },
+    Table3Line {
+        label: "Ave. int. detec. time (µs)",
+        value: |r| r.avg_query_micros.map(|v| Cell::Real(v, r.decimals(1, 0))),
+    },
+    Table3Line {
+        label: "Median int. detec. time (µs)",
+        value: |r| r.median_query_micros.map(|v| Cell::Real(v, 1)),
+    },
+    Table3Line {
+        label: "Ave. time per box test (ns)",
+        value: |r| {
+            r.avg_box_test_nanos
+                .map(|v| Cell::Real(v, r.decimals(1, 0)))
+        },
+    },
+    Table3Line {
+        label: "Ave. contacts per step",
+        value: |r| {
+            r.avg_contacts_per_step
+                .map(|v| Cell::Real(v, r.decimals(2, 1)))
+        },
+    },
+    Table3Line {
+        label: "Build time, env / object (ms)",
+        value: |r| {
+            r.build_environment_ms
+                .zip(r.build_object_ms)
+                .map(|(a, b)| Cell::Text(format!("{a:.0} / {b:.0}")))
+        },
+    },
+    Table3Line {
+        label: "Hierarchy bytes per triangle",
+        value: |r| r.bytes_per_triangle.map(|v| Cell::Real(v, 1)),
+    },
+];
+
+/// The row as a text table beside the paper's figures (`obbtree bench`).
 pub fn format_table(row: &BenchRow) -> String {
     use std::fmt::Write as _;
-    let paper = row.paper;
-    let p = |f: &dyn Fn(&PaperRow) -> Option<String>| {
-        paper.as_ref().and_then(f).unwrap_or_else(|| "—".into())
-    };
+    let ours = Table3Row::measured(row);
+    let paper = row.paper.as_ref().map(|p| Table3Row::paper(row.scene, p));
     let mut s = String::new();
     let _ = writeln!(
         s,
         "Table 3 ({} scene, {} trees)          {:>16} {:>16}",
         row.scene,
-        row.bv.to_uppercase(),
+        row.bv.name().to_uppercase(),
         "this machine",
         "paper"
     );
-    let mut line = |name: &str, ours: String, theirs: String| {
-        let _ = writeln!(s, "  {name:<34} {ours:>16} {theirs:>16}");
-    };
-    line(
-        "Environment size (triangles)",
-        row.environment_triangles.to_string(),
-        p(&|r| Some(r.environment_triangles.to_string())),
-    );
-    line(
-        "Object size (triangles)",
-        row.object_triangles.to_string(),
-        p(&|r| Some(r.object_triangles.to_string())),
-    );
-    line(
-        "Num of steps",
-        row.steps.to_string(),
-        p(&|r| r.steps.map(|v| v.to_string())),
-    );
-    line(
-        "Num of contacts",
-        row.contacts.to_string(),
-        p(&|r| r.contacts.map(|v| v.to_string())),
-    );
-    line(
-        "Num of box-box tests",
-        row.box_tests.to_string(),
-        p(&|r| r.box_tests.map(|v| v.to_string())),
-    );
-    line(
-        "Num of tri-tri tests",
-        row.tri_tests.to_string(),
-        p(&|r| r.tri_tests.map(|v| v.to_string())),
-    );
-    line(
-        "Time (s)",
-        format!("{:.3}", row.total_seconds),
-        p(&|r| r.total_seconds.map(|v| format!("{v:.1}"))),
-    );
-    line(
-        "Ave. int. detec. time (µs)",
-        format!("{:.1}", row.avg_query_micros),
-        p(&|r| r.avg_query_micros.map(|v| format!("{v:.0}"))),
-    );
-    line(
-        "Median int. detec. time (µs)",
-        format!("{:.1}", row.median_query_micros),
-        "—".into(),
-    );
-    line(
-        "Ave. time per box test (ns)",
-        format!("{:.1}", row.avg_box_test_nanos),
-        p(&|r| r.avg_box_test_nanos.map(|v| format!("{v:.0}"))),
-    );
-    line(
-        "Ave. contacts per step",
-        format!("{:.2}", row.avg_contacts_per_step),
-        p(&|r| r.avg_contacts_per_step.map(|v| format!("{v:.1}"))),
-    );
-    line(
-        "Build time, env / object (ms)",
-        format!("{:.0} / {:.0}", row.build_ms[0], row.build_ms[1]),
-        "—".into(),
-    );
-    line(
-        "Hierarchy bytes per triangle",
-        format!("{:.1}", row.bytes_per_triangle),
-        "—".into(),
-    );
-    if let Some(r) = paper {
-        let _ = writeln!(s, "  (paper: {})", r.machine);
+    for line in &TABLE3_LINES {
+        let cell = |r: Option<&Table3Row>| {
+            r.and_then(|r| (line.value)(r))
+                .map_or_else(|| "—".to_string(), |c| c.plain())
+        };
+        let _ = writeln!(
+            s,
+            "  {:<34} {:>16} {:>16}",
+            line.label,
+            cell(Some(&ours)),
+            cell(paper.as_ref())
+        );
+    }
+    if let Some(p) = &row.paper {
+        let _ = writeln!(s, "  (paper: {})", p.machine);
     }
     s
 }

@@ -584,6 +584,9 @@ fn impulses(
     }
     let r_mat = state.rotation.to_rotation_matrix().into_inner();
     let inv_i = r_mat * Matrix3::from_diagonal(&mass.inv_inertia) * r_mat.transpose();
+    // In (A, B) order, not the traversal's: the motion must not depend on the hierarchy.
+    let mut contacts = contacts.to_vec();
+    contacts.sort_unstable();
     let stride = contacts.len().div_ceil(config.max_impulses.max(1));
     let x = state.com;
     // Contact points and normals from the velocity before the impulses: re-orienting a normal

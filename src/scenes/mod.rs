@@ -383,6 +383,9 @@ pub struct PathEntry {
     pub max_step_rotation: f64,
     /// Contacts found along the path (all-contacts queries).
     pub contacts: u64,
+    /// Queries the simulation made to record the path: each step's end pose and the
+    /// time-of-impact bisections (steps at rest make none).
+    pub queries: u64,
     /// Mean contacts per step over the second half of the path.
     pub mean_contacts_second_half: f64,
 }
@@ -560,7 +563,7 @@ pub type Progress<'a> = &'a mut dyn FnMut(&str, usize, usize);
 
 /// Writes every scene's models and motion path, and the manifest, under `out`.
 ///
-/// For each scene: the generators' OBJ text is written, loaded back through tobj (so the
+/// For each scene: the generators' OBJ text is written, loaded back through the OBJ loader (so the
 /// simulation sees the rounded coordinates of the files), OBB trees are built, and the dynamics
 /// engine records the path from the scene's start pose (moved along its escape direction
 /// until it does not collide).
@@ -621,6 +624,7 @@ pub fn generate_assets(
                 max_step_translation: max_t,
                 max_step_rotation: max_r,
                 contacts: recorded.total_contacts(),
+                queries: recorded.total_queries(),
                 mean_contacts_second_half: recorded.mean_contacts_second_half(),
             },
         });

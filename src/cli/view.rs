@@ -1,0 +1,80 @@
+//! `obbtree view`: the interactive viewer.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The arguments of `view`.
+#[derive(clap::Args, Default)]
+pub struct Args {
+    /// Scene to open: pipes, torus, torpedo or wobble.
+    #[arg(long)]
+    pub scene: Option<String>,
+    /// Two OBJ files: the environment, then the moving object.
+    #[arg(long = "obj", num_args = 1)]
+    pub obj: Vec<PathBuf>,
+    /// Assets folder (default: ./assets, else the source tree's).
+    #[arg(long)]
+    pub assets: Option<PathBuf>,
+    /// Save the window as PNG after `--frames` frames of the scene, then exit.
+    #[arg(long)]
+    pub screenshot: Option<PathBuf>,
+    /// Frames to render before the screenshot.
+    #[arg(long, default_value_t = 60)]
+    pub frames: u32,
+    /// Start the scene's path at this step.
+    #[arg(long, default_value_t = 0)]
+    pub step: usize,
+    /// Show this level of the moving object's OBB tree from the start.
+    #[arg(long)]
+    pub overlay_level: Option<usize>,
+}
+
+/// Runs `obbtree view` (the default command).
+#[cfg(feature = "app")]
+pub fn run(args: Args) -> ExitCode {
+    use obbtree::app::{SceneChoice, ViewOptions};
+    use obbtree::scenes::SceneId;
+    let scene = match (args.scene.as_deref(), args.obj.as_slice()) {
+        (_, [a, b]) => Some(SceneChoice::Files(a.clone(), b.clone())),
+        (_, [_, ..]) => {
+            eprintln!(
+                "error: --obj takes exactly two files (the environment, then the moving object)"
+            );
+            return ExitCode::FAILURE;
+        }
+        (Some("wobble"), []) => Some(SceneChoice::Wobble),
+        (Some(name), []) => match SceneId::from_name(name) {
+            Some(id) => Some(SceneChoice::Paper(id)),
+            None => {
+                eprintln!(
+                    "error: unknown scene {name:?}: expected pipes, torus, torpedo or wobble"
+                );
+                return ExitCode::FAILURE;
+            }
+        },
+        (None, []) => None,
+    };
+    let exit = obbtree::app::run(ViewOptions {
+        scene,
+        assets: args
+            .assets
+            .unwrap_or_else(obbtree::scenes::default_assets_dir),
+        screenshot: args.screenshot,
+        frames: args.frames,
+        start_step: args.step,
+        overlay_level: args.overlay_level,
+    });
+    match exit {
+        bevy::app::AppExit::Success => ExitCode::SUCCESS,
+        bevy::app::AppExit::Error(code) => ExitCode::from(code.get()),
+    }
+}
+
+/// Without the `app` feature: says so.
+#[cfg(not(feature = "app"))]
+pub fn run(_: Args) -> ExitCode {
+    eprintln!(
+        "obbtree: built without the `app` feature; the viewer is not available (headless commands: collide, bench, generate-assets)"
+    );
+    ExitCode::from(2)
+}
