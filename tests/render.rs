@@ -146,16 +146,15 @@ fn check(id: SceneId, png: &Path, stdout: &str) {
             Intersection::Polygon(v) => pieces.extend(v),
         }
     }
-    assert!(!pieces.is_empty(), "{id}: contacts but no intersection pieces");
+    assert!(
+        !pieces.is_empty(),
+        "{id}: contacts but no intersection pieces"
+    );
     let is_curve = |x: i64, y: i64| {
-        x >= 0
-            && y >= 0
-            && (x as u32) < w
-            && (y as u32) < h
-            && {
-                let [r, g, b] = img.get_pixel(x as u32, y as u32).0;
-                r <= 40 && g >= 215 && (60..=120).contains(&b)
-            }
+        x >= 0 && y >= 0 && (x as u32) < w && (y as u32) < h && {
+            let [r, g, b] = img.get_pixel(x as u32, y as u32).0;
+            r <= 40 && g >= 215 && (60..=120).contains(&b)
+        }
     };
     let (mut visible, mut found) = (0, 0);
     for p in &pieces {

@@ -8,10 +8,10 @@
 //! its vertical field of view (radians) and its viewport (physical pixels), so a test can
 //! project the library's contacts onto the image.
 
+use super::loading::SceneStatus;
 use super::metrics::{FrameSample, Stage, Timings};
 use super::motion::Playback;
 use super::query::LastQuery;
-use super::loading::SceneStatus;
 use super::scene::CollisionScene;
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
@@ -92,7 +92,11 @@ fn drive_capture(
                 .observe(|_: On<ScreenshotCaptured>, mut c: ResMut<Capture>| c.saved = true);
             capture.requested = true;
             // The screenshot shows this frame: its path step, its query's contacts, its camera.
-            let mut shown = format!("step {} contacts {}", playback.step, last.report.contacts.len());
+            let mut shown = format!(
+                "step {} contacts {}",
+                playback.step,
+                last.report.contacts.len()
+            );
             if let Some((t, cam, projection)) = camera.iter().next() {
                 let fov = match projection {
                     Projection::Perspective(p) => p.fov,

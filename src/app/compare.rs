@@ -150,7 +150,9 @@ pub fn compare_pose(
         );
         total += micros;
         let sorted = report.sorted_contacts();
-        let same = reference.as_ref().is_none_or(|r: &Vec<(u32, u32)>| *r == sorted);
+        let same = reference
+            .as_ref()
+            .is_none_or(|r: &Vec<(u32, u32)>| *r == sorted);
         if reference.is_none() {
             reference = Some(sorted);
         }

@@ -170,9 +170,7 @@ fn draw_curves(
             Projection::Perspective(p) => p.fov,
             _ => std::f32::consts::FRAC_PI_4,
         };
-        let height = cam
-            .logical_viewport_size()
-            .map_or(720.0, |s| s.y.max(1.0));
+        let height = cam.logical_viewport_size().map_or(720.0, |s| s.y.max(1.0));
         let origin = transform.translation();
         let rotation = transform.rotation();
         (origin, rotation, 2.0 * (fov * 0.5).tan() / height)

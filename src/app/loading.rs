@@ -67,7 +67,10 @@ pub struct SceneStatus {
 }
 
 #[derive(Resource, Default)]
-struct LoadTask(Option<Task<Result<CollisionScene, String>>>, Option<SceneChoice>);
+struct LoadTask(
+    Option<Task<Result<CollisionScene, String>>>,
+    Option<SceneChoice>,
+);
 
 #[derive(Resource, Default)]
 struct RebuildTask(Option<(u64, Task<(Trees, Trees)>)>);

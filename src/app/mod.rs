@@ -49,7 +49,7 @@ mod ui;
 
 pub use camera::{CameraCommand, CameraPlugin, CameraSettings, OrbitCamera, ViewportInset};
 pub use capture::CapturePlugin;
-pub use compare::{CompareRow, CompareSettings, ComparePlugin, Comparison, compare_pose};
+pub use compare::{ComparePlugin, CompareRow, CompareSettings, Comparison, compare_pose};
 pub use curves::{CURVE, ContactCurves, CurveSettings, CurvesPlugin};
 pub use highlights::{HIGHLIGHT, HighlightPlugin, HighlightSettings};
 pub use input::{DragState, HelpVisible, InputPlugin, PointerCapture};
@@ -62,8 +62,8 @@ pub use overlay::{OverlayBox, OverlayBoxes, OverlayPlugin, OverlaySettings};
 pub use picking::{pick, pick_brute_force, ray_cast};
 pub use query::{LastQuery, QueryPlugin, QuerySettings, SeparationCache, TraceRequest};
 pub use scene::{
-    Body, BodyId, CollisionScene, Deformation, FrameSet, KINDS, KindVisitor, TreeKind,
-    TreeStats, Trees, dispatch,
+    Body, BodyId, CollisionScene, Deformation, FrameSet, KINDS, KindVisitor, TreeKind, TreeStats,
+    Trees, dispatch,
 };
 pub use scene_view::SceneViewPlugin;
 pub use simulate::{MAX_STEPS_PER_FRAME, SimStart, SimulatePlugin, Simulator, THROW_WINDOW};

@@ -11,8 +11,12 @@ use crate::math::{Isometry, Matrix3, Point, Vector};
 pub fn pick(scene: &CollisionScene, origin: Point, dir: Vector) -> Option<(BodyId, f64)> {
     let mut best: Option<(BodyId, f64)> = None;
     for id in [BodyId::Environment, BodyId::Object] {
-        if let Some(s) = ray_cast(scene.body(id), &origin, &dir, best.map_or(f64::INFINITY, |b| b.1))
-        {
+        if let Some(s) = ray_cast(
+            scene.body(id),
+            &origin,
+            &dir,
+            best.map_or(f64::INFINITY, |b| b.1),
+        ) {
             best = Some((id, s));
         }
     }
@@ -32,7 +36,12 @@ pub fn ray_cast(body: &Body, origin: &Point, dir: &Vector, max: f64) -> Option<f
     impl KindVisitor for Cast<'_> {
         type Output = Option<f64>;
         fn visit<B: TreeKind>(self) -> Option<f64> {
-            cast_tree(self.body.trees.get::<B>(), &self.origin, &self.dir, self.max)
+            cast_tree(
+                self.body.trees.get::<B>(),
+                &self.origin,
+                &self.dir,
+                self.max,
+            )
         }
     }
     dispatch(
@@ -129,7 +138,11 @@ fn ray_triangle(o: &Point, d: &Vector, t: &[Point; 3]) -> Option<f64> {
 }
 
 /// The brute-force pick over every triangle, for tests: the same answer as [`pick`].
-pub fn pick_brute_force(scene: &CollisionScene, origin: Point, dir: Vector) -> Option<(BodyId, f64)> {
+pub fn pick_brute_force(
+    scene: &CollisionScene,
+    origin: Point,
+    dir: Vector,
+) -> Option<(BodyId, f64)> {
     let mut best: Option<(BodyId, f64)> = None;
     for id in [BodyId::Environment, BodyId::Object] {
         let body = scene.body(id);

@@ -97,9 +97,7 @@ impl Plugin for QueryPlugin {
                         .chain()
                         .after(FrameSet::Load)
                         .before(FrameSet::Motion),
-                    (run_query, measure_costs)
-                        .chain()
-                        .in_set(FrameSet::Query),
+                    (run_query, measure_costs).chain().in_set(FrameSet::Query),
                 )
                     .run_if(resource_exists::<CollisionScene>),
             );
@@ -140,11 +138,22 @@ struct Query<'a> {
 impl KindVisitor for Query<'_> {
     type Output = ();
     fn visit<B: TreeKind>(self) {
-        let (a, b) = (self.scene.env.trees.get::<B>(), self.scene.obj.trees.get::<B>());
+        let (a, b) = (
+            self.scene.env.trees.get::<B>(),
+            self.scene.obj.trees.get::<B>(),
+        );
         let last = self.last;
         let (rot, pos, options) = (&self.rot, &self.pos, &self.options);
         if self.trace {
-            collide_traced(a, b, rot, pos, options, &mut last.report, &mut last.overlapped);
+            collide_traced(
+                a,
+                b,
+                rot,
+                pos,
+                options,
+                &mut last.report,
+                &mut last.overlapped,
+            );
         } else if let Some(list) = self.separation {
             collide_incremental(a, b, rot, pos, options, list, &mut last.report);
         } else {
@@ -213,8 +222,16 @@ impl KindVisitor for TriangleCost<'_> {
     /// (seconds of the triangle tests, tests timed).
     type Output = (f64, u64);
     fn visit<B: TreeKind>(self) -> Self::Output {
-        let (a, b) = (self.scene.env.trees.get::<B>(), self.scene.obj.trees.get::<B>());
-        let rot = self.last.relative.rotation.to_rotation_matrix().into_inner();
+        let (a, b) = (
+            self.scene.env.trees.get::<B>(),
+            self.scene.obj.trees.get::<B>(),
+        );
+        let rot = self
+            .last
+            .relative
+            .rotation
+            .to_rotation_matrix()
+            .into_inner();
         let pos = self.last.relative.translation.vector;
         let mut pairs = Vec::new();
         if self.last.traced {

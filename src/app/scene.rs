@@ -238,7 +238,11 @@ impl Trees {
 
     /// Node `i` of the tree of `kind` as an oriented box `(centre, axes, half extents)`, model
     /// frame ([`Bvh::node_box`]); `None` if there is no such node.
-    pub fn node_boxes(&self, kind: BvKind, nodes: &[u32]) -> Vec<(Point, Matrix3, crate::math::Vector)> {
+    pub fn node_boxes(
+        &self,
+        kind: BvKind,
+        nodes: &[u32],
+    ) -> Vec<(Point, Matrix3, crate::math::Vector)> {
         struct Boxes<'a>(&'a Trees, &'a [u32]);
         impl KindVisitor for Boxes<'_> {
             type Output = Vec<(Point, Matrix3, crate::math::Vector)>;

@@ -10,7 +10,7 @@
 //!
 //! Settings per scene: the paper's scenes use their own [`SceneSpec::dynamics`] and start where
 //! their recorded path starts, with the path's initial velocities (so an undisturbed simulation
-//! replays the recorded path); a pair of OBJ files uses the torus scene's settings with ordinary
+//! follows the recorded path through its free fall); a pair of OBJ files uses the torus scene's settings with ordinary
 //! gravity (−9.81 m/s² along −y) and starts where it was loaded. The wobbling torus has no
 //! simulation (its shape changes under the engine's feet).
 
@@ -134,11 +134,7 @@ impl Simulator {
         let Some(&(t1, p1)) = self.history.back() else {
             return (Vector::zeros(), Vector::zeros());
         };
-        let Some(&(t0, p0)) = self
-            .history
-            .iter()
-            .find(|(t, _)| t1 - t <= THROW_WINDOW)
-        else {
+        let Some(&(t0, p0)) = self.history.iter().find(|(t, _)| t1 - t <= THROW_WINDOW) else {
             return (Vector::zeros(), Vector::zeros());
         };
         let dt = t1 - t0;
@@ -219,7 +215,12 @@ fn run_simulation(
         // The simulation waits; the drag moves the object. Record its path for the throw.
         let now = time.elapsed_secs_f64();
         let rel = scene.env.pose.inv_mul(&scene.obj.pose);
-        state.history.push_back((now, rel));
+        // The release frame adds no sample unless the drag moved the body in it: a frame's
+        // lag between the last mouse motion and the button's release is not a pause.
+        let still = state.history.back().is_some_and(|(_, last)| *last == rel);
+        if !(release && still) {
+            state.history.push_back((now, rel));
+        }
         while state
             .history
             .front()

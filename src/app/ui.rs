@@ -114,9 +114,7 @@ fn side_panel(
         })
         .response;
     let rect = response.rect;
-    let over_panel = ctx
-        .pointer_latest_pos()
-        .is_some_and(|p| rect.contains(p));
+    let over_panel = ctx.pointer_latest_pos().is_some_and(|p| rect.contains(p));
     let want = PointerCapture {
         pointer: over_panel
             || ctx.is_pointer_over_egui()
@@ -265,7 +263,10 @@ fn motion_section(ui: &mut egui::Ui, p: &mut Panel) {
     if let Some(why) = p.simulator.unavailable {
         ui.small(format!("Simulate: {why}."));
     }
-    ui.checkbox(&mut p.camera.follow, "Camera follows the object while it moves");
+    ui.checkbox(
+        &mut p.camera.follow,
+        "Camera follows the object while it moves",
+    );
 }
 
 fn simulate_status(ui: &mut egui::Ui, p: &Panel) {
@@ -284,10 +285,7 @@ fn simulate_status(ui: &mut egui::Ui, p: &Panel) {
     } else if p.simulator.fell_away {
         "fell out of the scene: Reset (R)".to_string()
     } else {
-        format!(
-            "moving, {:.2} m/s",
-            sim.state().velocity.norm()
-        )
+        format!("moving, {:.2} m/s", sim.state().velocity.norm())
     };
     egui::Grid::new("engine").num_columns(2).show(ui, |ui| {
         let mut row = |k: &str, v: String| {
@@ -325,7 +323,11 @@ fn query_section(ui: &mut egui::Ui, p: &mut Panel) {
     });
     ui.horizontal(|ui| {
         ui.radio_value(&mut p.query.mode, ContactMode::AllContacts, "All contacts");
-        ui.radio_value(&mut p.query.mode, ContactMode::FirstContact, "First contact");
+        ui.radio_value(
+            &mut p.query.mode,
+            ContactMode::FirstContact,
+            "First contact",
+        );
     });
     ui.horizontal(|ui| {
         ui.label("Start from")
@@ -403,8 +405,12 @@ fn compare_table(ui: &mut egui::Ui, p: &Panel) {
                 ("contacts", &|r| {
                     format!("{}{}", r.contacts, if r.same_contacts { "" } else { " ≠" })
                 }),
-                ("N_v ÷ OBB", &|r| ratio(r.bv_tests as f64, obb.bv_tests as f64)),
-                ("N_p ÷ OBB", &|r| ratio(r.tri_tests as f64, obb.tri_tests as f64)),
+                ("N_v ÷ OBB", &|r| {
+                    ratio(r.bv_tests as f64, obb.bv_tests as f64)
+                }),
+                ("N_p ÷ OBB", &|r| {
+                    ratio(r.tri_tests as f64, obb.tri_tests as f64)
+                }),
                 ("time ÷ OBB", &|r| ratio(r.micros, obb.micros)),
             ];
             for (name, cell) in rows {
@@ -423,7 +429,10 @@ fn compare_table(ui: &mut egui::Ui, p: &Panel) {
 }
 
 fn drawing_section(ui: &mut egui::Ui, p: &mut Panel) {
-    ui.checkbox(&mut p.curves.show, "Intersection curves (green, over everything)");
+    ui.checkbox(
+        &mut p.curves.show,
+        "Intersection curves (green, over everything)",
+    );
     if p.curves.show {
         let c = &p.contact_curves;
         ui.small(format!(
@@ -493,7 +502,10 @@ fn metrics_section(ui: &mut egui::Ui, p: &mut Panel) {
         .num_columns(3)
         .striped(true)
         .show(ui, |ui| {
-            ui.label(format!("T = N_v·C_v + N_p·C_p ({})", p.last.bv.map_or("", |k| k.name())));
+            ui.label(format!(
+                "T = N_v·C_v + N_p·C_p ({})",
+                p.last.bv.map_or("", |k| k.name())
+            ));
             ui.strong("frame");
             ui.strong("median");
             ui.end_row();
@@ -522,7 +534,10 @@ fn metrics_section(ui: &mut egui::Ui, p: &mut Panel) {
                 "C_v per box test",
                 opt(f.c_v_ns, "ns"),
                 opt(
-                    t.frames.iter().any(|s| s.c_v_ns.is_some()).then(|| median(&|s| s.c_v_ns)),
+                    t.frames
+                        .iter()
+                        .any(|s| s.c_v_ns.is_some())
+                        .then(|| median(&|s| s.c_v_ns)),
                     "ns",
                 ),
             );
@@ -530,7 +545,10 @@ fn metrics_section(ui: &mut egui::Ui, p: &mut Panel) {
                 "C_p per tri test",
                 opt(f.c_p_ns, "ns"),
                 opt(
-                    t.frames.iter().any(|s| s.c_p_ns.is_some()).then(|| median(&|s| s.c_p_ns)),
+                    t.frames
+                        .iter()
+                        .any(|s| s.c_p_ns.is_some())
+                        .then(|| median(&|s| s.c_p_ns)),
                     "ns",
                 ),
             );
@@ -565,11 +583,19 @@ fn metrics_section(ui: &mut egui::Ui, p: &mut Panel) {
         );
         row(
             "frame",
-            format!("{:.1} ms ({:.1} FPS)", f.frame_ms, 1000.0 / f.frame_ms.max(1e-3)),
+            format!(
+                "{:.1} ms ({:.1} FPS)",
+                f.frame_ms,
+                1000.0 / f.frame_ms.max(1e-3)
+            ),
         );
     });
     ui.small("CPU per frame: median / p95 over the last 600 frames.");
-    plot(ui, "plot_query", &[("query µs", t.series(FrameSample::query_us))]);
+    plot(
+        ui,
+        "plot_query",
+        &[("query µs", t.series(FrameSample::query_us))],
+    );
     plot(
         ui,
         "plot_counts",
@@ -684,7 +710,10 @@ fn help_window(mut contexts: EguiContexts, mut help: ResMut<HelpVisible>) -> Res
                     ("F", "frame the moving object"),
                     ("C", "OBB, AABB and sphere side by side"),
                     ("H / F1", "this help"),
-                    ("left-drag on a body", "move it (in simulate mode: throw it)"),
+                    (
+                        "left-drag on a body",
+                        "move it (in simulate mode: throw it)",
+                    ),
                     ("right-drag, shift+left-drag", "rotate the body"),
                     ("drag on empty space, middle-drag", "orbit the camera"),
                     ("wheel over the view", "zoom"),

@@ -64,7 +64,9 @@ impl Intersection {
         match self {
             Intersection::Empty | Intersection::Point(_) => Vec::new(),
             Intersection::Segment(a, b) => vec![(*a, *b)],
-            Intersection::Polygon(v) => (0..v.len()).map(|i| (v[i], v[(i + 1) % v.len()])).collect(),
+            Intersection::Polygon(v) => {
+                (0..v.len()).map(|i| (v[i], v[(i + 1) % v.len()])).collect()
+            }
         }
     }
 }
@@ -199,8 +201,19 @@ fn sub2(a: &P2, b: &P2) -> P2 {
 
 /// Where segment `a b` strictly crosses segment `c d` in the projection `ax` (each segment's
 /// ends strictly on both sides of the other's line, exact signs): the point on `a b`.
-fn strict_crossing(a: &Point, b: &Point, c: &Point, d: &Point, ax: (usize, usize)) -> Option<Point> {
-    let (a2, b2, c2, d2) = (project(a, ax), project(b, ax), project(c, ax), project(d, ax));
+fn strict_crossing(
+    a: &Point,
+    b: &Point,
+    c: &Point,
+    d: &Point,
+    ax: (usize, usize),
+) -> Option<Point> {
+    let (a2, b2, c2, d2) = (
+        project(a, ax),
+        project(b, ax),
+        project(c, ax),
+        project(d, ax),
+    );
     let o1 = sign(orient2d(&a2, &b2, &c2));
     let o2 = sign(orient2d(&a2, &b2, &d2));
     let o3 = sign(orient2d(&c2, &d2, &a2));
@@ -243,9 +256,18 @@ fn edge_triangle(
             }
         }
         if a != b {
+            let (a2, b2) = (project(a, ax), project(b, ax));
             for k in 0..3 {
                 if let Some(x) = strict_crossing(a, b, &t[k], &t[(k + 1) % 3], ax) {
                     out.push(x);
+                }
+                // A corner of the triangle on the segment (where it enters or leaves through
+                // that corner rather than across an edge).
+                let c = &t2[k];
+                if orient2d(&a2, &b2, c) == 0.0
+                    && (0..2).all(|i| c[i] >= a2[i].min(b2[i]) && c[i] <= a2[i].max(b2[i]))
+                {
+                    out.push(t[k]);
                 }
             }
         }
@@ -375,14 +397,18 @@ fn hull(pts: &[Point], ax: (usize, usize)) -> Intersection {
     let turn = |o: &P2, a: &P2, b: &P2| cross2(sub2(a, o), sub2(b, o));
     let mut lower: Vec<(P2, Point)> = Vec::new();
     for x in &v {
-        while lower.len() >= 2 && turn(&lower[lower.len() - 2].0, &lower[lower.len() - 1].0, &x.0) <= 0.0 {
+        while lower.len() >= 2
+            && turn(&lower[lower.len() - 2].0, &lower[lower.len() - 1].0, &x.0) <= 0.0
+        {
             lower.pop();
         }
         lower.push(*x);
     }
     let mut upper: Vec<(P2, Point)> = Vec::new();
     for x in v.iter().rev() {
-        while upper.len() >= 2 && turn(&upper[upper.len() - 2].0, &upper[upper.len() - 1].0, &x.0) <= 0.0 {
+        while upper.len() >= 2
+            && turn(&upper[upper.len() - 2].0, &upper[upper.len() - 1].0, &x.0) <= 0.0
+        {
             upper.pop();
         }
         upper.push(*x);
