@@ -65,7 +65,7 @@ fn drive_capture(
     status: Res<SceneStatus>,
     scene: Option<Res<CollisionScene>>,
     timings: Res<Timings>,
-    playback: Res<Playback>,
+    mut playback: ResMut<Playback>,
     last: Res<LastQuery>,
     camera: Query<(&Transform, &Camera, &Projection), With<Camera3d>>,
     mut exit: MessageWriter<AppExit>,
@@ -91,6 +91,9 @@ fn drive_capture(
                 .observe(save_to_disk(path))
                 .observe(|_: On<ScreenshotCaptured>, mut c: ResMut<Capture>| c.saved = true);
             capture.requested = true;
+            // The capture happens a frame or two later (the render runs behind the logic):
+            // hold the motion still so that the image shows this frame's step and contacts.
+            playback.playing = false;
             // The screenshot shows this frame: its path step, its query's contacts, its camera.
             let mut shown = format!(
                 "step {} contacts {}",

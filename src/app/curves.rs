@@ -13,7 +13,10 @@ use super::query::LastQuery;
 use super::scene::{CollisionScene, FrameSet};
 use crate::math::{Point, transform_point};
 use crate::query::{Intersection, triangle_intersection};
+use bevy::camera::visibility::RenderLayers;
+use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::prelude::*;
+use bevy::render::view::Msaa;
 use std::time::Instant;
 
 /// The curve's colour: unlit, untonemapped, so exactly this sRGB value on screen (R 0, G 255,
@@ -100,10 +103,33 @@ impl Plugin for CurvesPlugin {
     }
 }
 
-fn configure_gizmos(mut store: ResMut<GizmoConfigStore>) {
+/// The render layer of the curve's gizmos, seen only by [`CurveCamera`].
+pub const CURVE_LAYER: usize = 1;
+
+/// A second 3D camera that draws only the curve, after the scene's camera has drawn everything
+/// (translucent pipes included) and into the same image: so the curve is never dimmed by
+/// translucent geometry in front of it (gizmos share the scene's transparent pass, where
+/// translucent meshes would blend over them). It has the scene camera's transform, projection
+/// and viewport: the camera plugin sets every `Camera3d`'s transform and viewport.
+#[derive(Component)]
+pub struct CurveCamera;
+
+fn configure_gizmos(mut commands: Commands, mut store: ResMut<GizmoConfigStore>) {
     let (config, _) = store.config_mut::<CurveGizmos>();
-    config.depth_bias = -1.0;
     config.line.width = CURVE_WIDTH;
+    config.render_layers = RenderLayers::layer(CURVE_LAYER);
+    commands.spawn((
+        CurveCamera,
+        Camera3d::default(),
+        Camera {
+            order: 1,
+            clear_color: ClearColorConfig::None,
+            ..default()
+        },
+        Tonemapping::None,
+        Msaa::Off,
+        RenderLayers::layer(CURVE_LAYER),
+    ));
 }
 
 fn compute_curves(
@@ -159,7 +185,7 @@ fn v3(p: &Point) -> Vec3 {
 
 fn draw_curves(
     curves: Res<ContactCurves>,
-    camera: Query<(&Camera, &GlobalTransform, &Projection), With<Camera3d>>,
+    camera: Query<(&Camera, &GlobalTransform, &Projection), (With<Camera3d>, Without<CurveCamera>)>,
     mut gizmos: Gizmos<CurveGizmos>,
     mut work: ResMut<FrameWork>,
 ) {
@@ -183,12 +209,16 @@ fn draw_curves(
     };
     for (a, b) in &curves.segments {
         let (a, b) = (v3(a), v3(b));
-        gizmos.line(a, b, CURVE);
-        if let Some((origin, _, k)) = per_pixel {
-            let px = (b - a).length() / (((a + b) * 0.5 - origin).length() * k).max(1e-12);
-            if px < MARK_BELOW_PX {
-                ring(&mut gizmos, (a + b) * 0.5);
-            }
+        let px = per_pixel.map_or(f32::INFINITY, |(origin, _, k)| {
+            (b - a).length() / (((a + b) * 0.5 - origin).length() * k).max(1e-12)
+        });
+        // A segment under a pixel long is drawn as its ring only (a line whose ends land on
+        // one pixel has no direction to be widened along).
+        if px >= 1.0 {
+            gizmos.line(a, b, CURVE);
+        }
+        if px < MARK_BELOW_PX {
+            ring(&mut gizmos, (a + b) * 0.5);
         }
     }
     for p in &curves.points {

@@ -21,9 +21,14 @@ use crate::bv::BvKind;
 use crate::bvh::SplitRule;
 use crate::query::{ContactMode, SeparationPolicy};
 use crate::scenes::SceneId;
+use bevy::camera::CameraOutputMode;
+use bevy::camera::visibility::RenderLayers;
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
-use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+use bevy::render::render_resource::BlendState;
+use bevy_egui::{
+    EguiContexts, EguiGlobalSettings, EguiPrimaryContextPass, PrimaryEguiContext, egui,
+};
 
 /// The panel's width, logical pixels.
 pub const PANEL_WIDTH: f32 = 390.0;
@@ -40,9 +45,34 @@ pub struct UiPlugin;
 
 impl Plugin for UiPlugin {
     fn build(&self, app: &mut App) {
+        // The panel gets a camera of its own: the 3D camera draws into the viewport right of
+        // the panel (see `camera`), and egui drawn through that camera would be shifted by the
+        // viewport's offset. (bevy_egui's side-panel example does the same.)
+        if let Some(mut settings) = app.world_mut().get_resource_mut::<EguiGlobalSettings>() {
+            settings.auto_create_primary_context = false;
+        }
         app.init_resource::<OwnModels>()
+            .add_systems(Startup, spawn_ui_camera)
             .add_systems(EguiPrimaryContextPass, (side_panel, help_window).chain());
     }
+}
+
+/// The egui camera: over the whole window, after the 3D cameras (scene, curve), drawing nothing but the UI.
+fn spawn_ui_camera(mut commands: Commands) {
+    commands.spawn((
+        PrimaryEguiContext,
+        Camera2d,
+        RenderLayers::none(),
+        Camera {
+            order: 2,
+            output_mode: CameraOutputMode::Write {
+                blend_state: Some(BlendState::ALPHA_BLENDING),
+                clear_color: ClearColorConfig::None,
+            },
+            clear_color: ClearColorConfig::Custom(Color::NONE),
+            ..default()
+        },
+    ));
 }
 
 /// Everything the panel reads and sets.
