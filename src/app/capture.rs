@@ -8,6 +8,7 @@
 //! its vertical field of view (radians) and its viewport (physical pixels), so a test can
 //! project the library's contacts onto the image.
 
+use super::compare::Comparison;
 use super::loading::SceneStatus;
 use super::metrics::{FrameSample, Stage, Timings};
 use super::motion::Playback;
@@ -67,6 +68,7 @@ fn drive_capture(
     timings: Res<Timings>,
     mut playback: ResMut<Playback>,
     last: Res<LastQuery>,
+    comparison: Res<Comparison>,
     camera: Query<(&Transform, &Camera, &Projection), With<Camera3d>>,
     mut exit: MessageWriter<AppExit>,
 ) {
@@ -131,8 +133,28 @@ fn drive_capture(
             .shown
             .split_once("; camera")
             .map_or((capture.shown.as_str(), ""), |(a, b)| (a, b));
+        // Side by side: each tree type's query on the last compared pose, and the three
+        // queries' CPU time per job (median / p95 over the jobs).
+        let mut side = String::new();
+        if !comparison.rows.is_empty() && !comparison.job_micros.is_empty() {
+            for row in &comparison.rows {
+                side += &format!(
+                    "{} {:.1} µs N_v {} N_p {}, ",
+                    row.kind, row.micros, row.bv_tests, row.tri_tests
+                );
+            }
+            let mut jobs: Vec<f64> = comparison.job_micros.iter().copied().collect();
+            jobs.sort_by(f64::total_cmp);
+            let at = |q: f64| jobs[((jobs.len() - 1) as f64 * q).round() as usize];
+            side = format!(
+                "side by side {side}three queries per job median {:.1} µs p95 {:.1} µs over {} jobs; ",
+                at(0.5),
+                at(0.95),
+                jobs.len()
+            );
+        }
         println!(
-            "screenshot {}: {shown}; {} frames; query median {q50:.1} µs p95 {q95:.1} µs; query+highlight+curves+overlay median {c50:.1} µs p95 {c95:.1} µs; engine median {e50:.1} µs p95 {e95:.1} µs; frame median {f50:.2} ms p95 {f95:.2} ms ({:.1} FPS); camera{camera}",
+            "screenshot {}: {shown}; {side}{} frames; query median {q50:.1} µs p95 {q95:.1} µs; query+highlight+curves+overlay median {c50:.1} µs p95 {c95:.1} µs; engine median {e50:.1} µs p95 {e95:.1} µs; frame median {f50:.2} ms p95 {f95:.2} ms ({:.1} FPS); camera{camera}",
             capture.path.display(),
             capture.rendered,
             1000.0 / f50.max(1e-3)

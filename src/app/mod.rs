@@ -138,10 +138,18 @@ pub struct ViewOptions {
     pub start_step: usize,
     /// Show this level of the object's OBB tree from the start.
     pub overlay_level: Option<usize>,
+    /// Start in simulate mode.
+    pub simulate: bool,
+    /// Start with the three tree types side by side.
+    pub compare: bool,
 }
 
 /// Opens the window and runs until it is closed (or the screenshot is saved).
 pub fn run(options: ViewOptions) -> AppExit {
+    let mut playback = Playback::starting_at(options.start_step);
+    if options.simulate {
+        playback.mode = MotionMode::Simulate;
+    }
     let mut app = App::new();
     app.add_plugins(DefaultPlugins.set(WindowPlugin {
         primary_window: Some(Window {
@@ -164,7 +172,10 @@ pub fn run(options: ViewOptions) -> AppExit {
         ),
         draw: true,
     })
-    .insert_resource(Playback::starting_at(options.start_step))
+    .insert_resource(playback)
+    .insert_resource(CompareSettings {
+        enabled: options.compare,
+    })
     .insert_resource(OverlaySettings {
         show: options.overlay_level.is_some(),
         level: options

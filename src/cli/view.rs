@@ -27,6 +27,12 @@ pub struct Args {
     /// Show this level of the moving object's OBB tree from the start.
     #[arg(long)]
     pub overlay_level: Option<usize>,
+    /// Start in simulate mode: the dynamics engine moves the object from the path's start.
+    #[arg(long)]
+    pub simulate: bool,
+    /// Start with OBB, AABB and sphere trees side by side.
+    #[arg(long)]
+    pub compare: bool,
 }
 
 /// Runs `obbtree view` (the default command).
@@ -63,6 +69,8 @@ pub fn run(args: Args) -> ExitCode {
         frames: args.frames,
         start_step: args.step,
         overlay_level: args.overlay_level,
+        simulate: args.simulate,
+        compare: args.compare,
     });
     match exit {
         bevy::app::AppExit::Success => ExitCode::SUCCESS,
