@@ -949,3 +949,45 @@ fn the_help_is_closed_at_start() {
     let app = input_app();
     assert!(!app.world().resource::<HelpVisible>().0);
 }
+
+#[test]
+fn uploaded_bytes_load_as_the_same_files_and_bad_bytes_become_the_error_state() {
+    // The browser's file picker delivers bytes, not paths: the same scene as from the files.
+    let teapot = common::data("teapot.obj");
+    let bytes: std::sync::Arc<[u8]> = std::fs::read(&teapot).unwrap().into();
+    let upload = |name: &str, bytes: std::sync::Arc<[u8]>| ObjUpload {
+        name: name.into(),
+        bytes,
+    };
+    let mut from_files = app_with(SceneChoice::Files(teapot.clone(), teapot));
+    settle(&mut from_files);
+    let mut app = app_with(SceneChoice::Uploaded(
+        upload("teapot.obj", bytes.clone()),
+        upload("teapot.obj", bytes.clone()),
+    ));
+    settle(&mut app);
+    let (a, b) = (
+        from_files.world().resource::<CollisionScene>(),
+        app.world().resource::<CollisionScene>(),
+    );
+    assert_eq!(a.env.mesh().vertices(), b.env.mesh().vertices());
+    assert_eq!(a.obj.mesh().triangles(), b.obj.mesh().triangles());
+    assert_eq!(a.obj.pose, b.obj.pose);
+    assert_eq!(b.name, "teapot.obj + teapot.obj");
+    // A broken upload: the error names it, the scene stays.
+    app.world_mut()
+        .write_message(LoadScene(SceneChoice::Uploaded(
+            upload("broken.obj", b"v 0 0 0\nf 1 2 3\n".as_slice().into()),
+            upload("teapot.obj", bytes),
+        )));
+    settle(&mut app);
+    let err = app.world().resource::<SceneStatus>().error.clone();
+    assert!(
+        err.as_deref().is_some_and(|e| e.contains("broken.obj")),
+        "{err:?}"
+    );
+    assert_eq!(
+        app.world().resource::<CollisionScene>().name,
+        "teapot.obj + teapot.obj"
+    );
+}

@@ -13,10 +13,10 @@ use super::scene::{CollisionScene, FrameSet, KINDS, KindVisitor, TreeKind, Trees
 use crate::bv::BvKind;
 use crate::math::Isometry;
 use crate::query::{CollisionReport, QueryOptions, collide_relative};
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
 use std::collections::VecDeque;
-use std::time::Instant;
 
 /// Whether the side-by-side comparison runs.
 #[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]

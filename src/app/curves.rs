@@ -13,8 +13,8 @@ use super::query::LastQuery;
 use super::scene::{CollisionScene, FrameSet};
 use crate::math::{Point, transform_point};
 use crate::query::{Intersection, triangle_intersection};
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
-use std::time::Instant;
 
 /// The curve's colour: unlit, untonemapped, so exactly this sRGB value on screen (R 0, G 255,
 /// B 90), a green no mesh of the scenes is lit to.

@@ -63,6 +63,7 @@ pub fn run(args: Args) -> ExitCode {
         frames: args.frames,
         start_step: args.step,
         overlay_level: args.overlay_level,
+        paused: false,
     });
     match exit {
         bevy::app::AppExit::Success => ExitCode::SUCCESS,
