@@ -24,10 +24,10 @@ fn web_dir() -> PathBuf {
     std::env::var_os("OBBTREE_WEB_DIR").map_or_else(|| root().join("target/web"), PathBuf::from)
 }
 
-/// The step each scene is shown paused at (as the native render test's): with contacts.
+/// The step each scene is shown paused at: at rest on the environment, with contacts.
 fn step(id: SceneId) -> usize {
     match id {
-        SceneId::Pipes => 360,
+        SceneId::Pipes => 3000,
         SceneId::Torus => 600,
         SceneId::Torpedo => 845,
     }
