@@ -69,9 +69,14 @@ pub fn median(values: &mut [f64]) -> f64 {
 }
 
 /// Runs `f` and returns its value with the wall-clock seconds it took
-/// ([`std::time::Instant`]). The one timing helper of the bench and the experiments.
+/// ([`std::time::Instant`]; in the browser, where that panics, `web_time::Instant` over
+/// `performance.now()`). The one timing helper of the bench and the experiments.
 pub fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
-    let start = std::time::Instant::now();
+    #[cfg(not(target_arch = "wasm32"))]
+    use std::time::Instant;
+    #[cfg(target_arch = "wasm32")]
+    use web_time::Instant;
+    let start = Instant::now();
     let value = f();
     (value, start.elapsed().as_secs_f64())
 }

@@ -66,6 +66,15 @@ pub fn read_poses(path: impl AsRef<Path>) -> Result<Vec<Pose>, PoseError> {
         path: path.into(),
         source,
     })?;
+    parse_pose_bytes(bytes, path)
+}
+
+/// Parses the bytes of a pose file already in memory (fetched over HTTP in a browser); `path`
+/// only names the source in errors.
+///
+/// # Errors
+/// As [`read_poses`], without the I/O error.
+pub fn parse_pose_bytes(bytes: Vec<u8>, path: &Path) -> Result<Vec<Pose>, PoseError> {
     let text = match String::from_utf8(bytes) {
         Ok(text) => text,
         Err(e) => {

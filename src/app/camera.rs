@@ -183,7 +183,9 @@ fn fit_viewport(
     };
     let (w, h) = (window.physical_width(), window.physical_height());
     let left = ((inset.0 * window.scale_factor()) as u32).min(w.saturating_sub(1));
-    let want = (w > 0 && h > 0).then(|| Viewport {
+    // In a browser (WebGL2) bevy_egui draws the panel inside the camera's viewport, shifted
+    // right by the inset: there the 3D view spans the whole canvas, behind the panel.
+    let want = (!cfg!(target_arch = "wasm32") && w > 0 && h > 0).then(|| Viewport {
         physical_position: UVec2::new(left, 0),
         physical_size: UVec2::new(w - left, h),
         ..default()

@@ -14,10 +14,10 @@ use super::metrics::{FrameSample, Stage, Timings};
 use super::motion::Playback;
 use super::query::LastQuery;
 use super::scene::CollisionScene;
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
 use std::path::PathBuf;
-use std::time::Instant;
 
 /// Saves a screenshot after some frames and exits.
 pub struct CapturePlugin {

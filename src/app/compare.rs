@@ -13,10 +13,10 @@ use super::scene::{CollisionScene, FrameSet, KINDS, KindVisitor, TreeKind, Trees
 use crate::bv::BvKind;
 use crate::math::Isometry;
 use crate::query::{CollisionReport, QueryOptions, collide_relative};
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
 use std::collections::VecDeque;
-use std::time::Instant;
 
 /// Whether the side-by-side comparison runs.
 #[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -72,8 +72,11 @@ impl Comparison {
     }
 }
 
+/// A running job: the scene generation and pose it compares, and its rows with their CPU time (µs).
+type CompareJob = (u64, Isometry, Task<(Vec<CompareRow>, f64)>);
+
 #[derive(Resource, Default)]
-struct CompareTask(Option<(u64, Isometry, Task<(Vec<CompareRow>, f64)>)>);
+struct CompareTask(Option<CompareJob>);
 
 /// Runs the comparison while [`CompareSettings::enabled`].
 pub struct ComparePlugin;

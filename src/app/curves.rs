@@ -15,9 +15,9 @@ use crate::math::{Point, transform_point};
 use crate::query::{Intersection, triangle_intersection};
 use bevy::camera::visibility::RenderLayers;
 use bevy::core_pipeline::tonemapping::Tonemapping;
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy::render::view::Msaa;
-use std::time::Instant;
 
 /// The curve's colour: unlit, untonemapped, so exactly this sRGB value on screen (R 0, G 255,
 /// B 90), a green no mesh of the scenes is lit to.
@@ -68,6 +68,13 @@ impl ContactCurves {
         self.segments.iter().map(|(a, b)| (b - a).norm()).sum()
     }
 }
+
+/// What the ring sizes are computed from: the scene camera's viewport, place and lens.
+type SceneCamera = (
+    &'static Camera,
+    &'static GlobalTransform,
+    &'static Projection,
+);
 
 /// Gizmos of the intersection curve: drawn over everything.
 #[derive(Default, Reflect, GizmoConfigGroup)]
@@ -185,7 +192,7 @@ fn v3(p: &Point) -> Vec3 {
 
 fn draw_curves(
     curves: Res<ContactCurves>,
-    camera: Query<(&Camera, &GlobalTransform, &Projection), (With<Camera3d>, Without<CurveCamera>)>,
+    camera: Query<SceneCamera, (With<Camera3d>, Without<CurveCamera>)>,
     mut gizmos: Gizmos<CurveGizmos>,
     mut work: ResMut<FrameWork>,
 ) {

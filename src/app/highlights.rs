@@ -6,8 +6,8 @@ use super::metrics::{FrameWork, Stage};
 use super::query::LastQuery;
 use super::scene::{BodyId, CollisionScene, FrameSet};
 use super::scene_view::{body_transform, flat_mesh};
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
-use std::time::Instant;
 
 /// The colour of contacting triangles (unlit, no tonemapping: exactly this sRGB colour on
 /// screen).

@@ -2,16 +2,17 @@
 //! are read and the three trees of both bodies built on the async compute pool, so the window
 //! keeps drawing; a bad file becomes an error in the UI and the current scene stays.
 
+use super::files::{ObjUpload, load_paper};
 use super::scene::{Body, CollisionScene, Deformation, FrameSet, Trees};
 use crate::bvh::SplitRule;
 use crate::math::{Isometry, Vector};
-use crate::mesh::{TriMesh, load_obj};
-use crate::scenes::{SceneId, load_scene};
+use crate::mesh::{TriMesh, load_obj, parse_obj};
+use crate::scenes::SceneId;
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
 
 /// What to load.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,6 +24,9 @@ pub enum SceneChoice {
     Wobble,
     /// Two OBJ files: environment, then moving object (placed beside it).
     Files(PathBuf, PathBuf),
+    /// Two OBJ files already in memory, as [`SceneChoice::Files`]: what a browser's file
+    /// picker gives.
+    Uploaded(ObjUpload, ObjUpload),
 }
 
 impl SceneChoice {
@@ -38,6 +42,7 @@ impl SceneChoice {
             SceneChoice::Paper(SceneId::Torpedo) => "Torpedo on pivot (Fig. 7)".into(),
             SceneChoice::Wobble => "Wobbling torus (refit)".into(),
             SceneChoice::Files(a, b) => format!("{} + {}", file(a), file(b)),
+            SceneChoice::Uploaded(a, b) => format!("{} + {}", a.name, b.name),
         }
     }
 }
@@ -122,7 +127,7 @@ fn start_loading(
     let job = choice.clone();
     let pool = AsyncComputeTaskPool::get();
     *task = LoadTask(
-        Some(pool.spawn(async move { build_scene(&dir, &job) })),
+        Some(pool.spawn(async move { build_scene(&dir, &job).await })),
         Some(choice.clone()),
     );
     status.loading = Some(choice.label());
@@ -212,29 +217,17 @@ fn body(mesh: TriMesh, pose: Isometry) -> Body {
     }
 }
 
-/// Loads and builds a scene (runs on the async compute pool). Errors are the typed errors'
-/// messages, naming file and line.
-pub(crate) fn build_scene(assets: &Path, choice: &SceneChoice) -> Result<CollisionScene, String> {
+/// Loads and builds a scene (runs on the async compute pool; in a browser, on the page's one
+/// thread between frames, awaiting the fetches). Errors are the typed errors' messages, naming
+/// file and line.
+pub(crate) async fn build_scene(
+    assets: &Path,
+    choice: &SceneChoice,
+) -> Result<CollisionScene, String> {
     match choice {
-        SceneChoice::Paper(id) => {
-            let s = load_scene(assets, *id).map_err(|e| e.to_string())?;
-            let path: Vec<Isometry> = s.path.iter().map(|p| p.pose_ab).collect();
-            let start = path.first().copied().unwrap_or_else(Isometry::identity);
-            Ok(CollisionScene {
-                name: choice.label(),
-                paper: Some(*id),
-                env: body((*s.environment).clone(), Isometry::identity()),
-                obj: body((*s.object).clone(), start),
-                path,
-                deform: None,
-                generation: 0,
-                trees_revision: 0,
-                translucent_env: *id == SceneId::Pipes,
-            })
-        }
+        SceneChoice::Paper(id) => paper_scene(assets, *id, choice.label()).await,
         SceneChoice::Wobble => {
-            let mut scene = build_scene(assets, &SceneChoice::Paper(SceneId::Torus))?;
-            scene.name = choice.label();
+            let mut scene = paper_scene(assets, SceneId::Torus, choice.label()).await?;
             scene.deform = Some(Deformation {
                 rest: scene.obj.mesh().vertices().to_vec(),
                 time: 0.0,
@@ -244,28 +237,55 @@ pub(crate) fn build_scene(assets: &Path, choice: &SceneChoice) -> Result<Collisi
         SceneChoice::Files(a, b) => {
             let env = load_obj(a).map_err(|e| e.to_string())?;
             let obj = load_obj(b).map_err(|e| e.to_string())?;
-            // Place B beside A along x, a little apart, so the user drags it in.
-            let (lo_a, hi_a) = env.bounds();
-            let (lo_b, hi_b) = obj.bounds();
-            let gap = 0.05 * (hi_a - lo_a).norm().max(1e-6);
-            let center_b = nalgebra::center(&lo_b, &hi_b);
-            let center_a = nalgebra::center(&lo_a, &hi_a);
-            let offset = Vector::new(
-                hi_a.x - lo_b.x + gap,
-                center_a.y - center_b.y,
-                center_a.z - center_b.z,
-            );
-            Ok(CollisionScene {
-                name: choice.label(),
-                paper: None,
-                env: body(env, Isometry::identity()),
-                obj: body(obj, Isometry::translation(offset.x, offset.y, offset.z)),
-                path: Vec::new(),
-                deform: None,
-                generation: 0,
-                trees_revision: 0,
-                translucent_env: false,
-            })
+            Ok(side_by_side(choice.label(), env, obj))
         }
+        SceneChoice::Uploaded(a, b) => {
+            let env = parse_obj(&a.bytes, Path::new(&a.name)).map_err(|e| e.to_string())?;
+            let obj = parse_obj(&b.bytes, Path::new(&b.name)).map_err(|e| e.to_string())?;
+            Ok(side_by_side(choice.label(), env, obj))
+        }
+    }
+}
+
+/// One of the paper's scenes, its object at the path's first pose.
+async fn paper_scene(assets: &Path, id: SceneId, name: String) -> Result<CollisionScene, String> {
+    let s = load_paper(assets, id).await.map_err(|e| e.to_string())?;
+    let path: Vec<Isometry> = s.path.iter().map(|p| p.pose_ab).collect();
+    let start = path.first().copied().unwrap_or_else(Isometry::identity);
+    Ok(CollisionScene {
+        name,
+        paper: Some(id),
+        env: body((*s.environment).clone(), Isometry::identity()),
+        obj: body((*s.object).clone(), start),
+        path,
+        deform: None,
+        generation: 0,
+        trees_revision: 0,
+        translucent_env: id == SceneId::Pipes,
+    })
+}
+
+/// Two models of the user's: B placed beside A along x, a little apart, so the user drags it in.
+fn side_by_side(name: String, env: TriMesh, obj: TriMesh) -> CollisionScene {
+    let (lo_a, hi_a) = env.bounds();
+    let (lo_b, hi_b) = obj.bounds();
+    let gap = 0.05 * (hi_a - lo_a).norm().max(1e-6);
+    let center_b = nalgebra::center(&lo_b, &hi_b);
+    let center_a = nalgebra::center(&lo_a, &hi_a);
+    let offset = Vector::new(
+        hi_a.x - lo_b.x + gap,
+        center_a.y - center_b.y,
+        center_a.z - center_b.z,
+    );
+    CollisionScene {
+        name,
+        paper: None,
+        env: body(env, Isometry::identity()),
+        obj: body(obj, Isometry::translation(offset.x, offset.y, offset.z)),
+        path: Vec::new(),
+        deform: None,
+        generation: 0,
+        trees_revision: 0,
+        translucent_env: false,
     }
 }

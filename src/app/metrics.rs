@@ -6,9 +6,9 @@
 //! that measure write into it, the panel reads it.
 
 use super::scene::FrameSet;
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use std::collections::VecDeque;
-use std::time::Instant;
 
 /// The measured kinds of work of a frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -34,6 +34,7 @@ mod camera;
 mod capture;
 mod compare;
 mod curves;
+mod files;
 mod highlights;
 mod input;
 mod loading;
@@ -46,11 +47,16 @@ mod scene;
 mod scene_view;
 mod simulate;
 mod ui;
+#[cfg(target_arch = "wasm32")]
+mod web;
 
 pub use camera::{CameraCommand, CameraPlugin, CameraSettings, OrbitCamera, ViewportInset};
 pub use capture::CapturePlugin;
 pub use compare::{ComparePlugin, CompareRow, CompareSettings, Comparison, compare_pose};
 pub use curves::{CURVE, ContactCurves, CurveSettings, CurvesPlugin};
+#[cfg(target_arch = "wasm32")]
+pub use files::web::{open_picker, take_picked};
+pub use files::{ObjUpload, load_paper};
 pub use highlights::{HIGHLIGHT, HighlightPlugin, HighlightSettings};
 pub use input::{DragState, HelpVisible, InputPlugin, PointerCapture};
 pub use loading::{LoadScene, LoadingPlugin, RebuildTrees, SceneChoice, SceneStatus};
@@ -68,6 +74,8 @@ pub use scene::{
 pub use scene_view::SceneViewPlugin;
 pub use simulate::{MAX_STEPS_PER_FRAME, SimStart, SimulatePlugin, Simulator, THROW_WINDOW};
 pub use ui::UiPlugin;
+#[cfg(target_arch = "wasm32")]
+pub use web::WebPlugin;
 
 use bevy::prelude::*;
 use std::path::PathBuf;
@@ -142,11 +150,14 @@ pub struct ViewOptions {
     pub simulate: bool,
     /// Start with the three tree types side by side.
     pub compare: bool,
+    /// Start with the path paused (the web page's `play=0`).
+    pub paused: bool,
 }
 
 /// Opens the window and runs until it is closed (or the screenshot is saved).
 pub fn run(options: ViewOptions) -> AppExit {
     let mut playback = Playback::starting_at(options.start_step);
+    playback.start_paused = options.paused;
     if options.simulate {
         playback.mode = MotionMode::Simulate;
     }
@@ -155,6 +166,11 @@ pub fn run(options: ViewOptions) -> AppExit {
         primary_window: Some(Window {
             title: "obbtree — OBBTree interference detection".into(),
             resolution: (1280, 720).into(),
+            // In a browser: draw into the page's canvas, sized by the page, and keep the
+            // page from scrolling or opening menus on the viewer's keys and drags.
+            canvas: cfg!(target_arch = "wasm32").then(|| "#obbtree".into()),
+            fit_canvas_to_parent: true,
+            prevent_default_event_handling: true,
             ..default()
         }),
         ..default()
@@ -190,6 +206,8 @@ pub fn run(options: ViewOptions) -> AppExit {
         InputPlugin,
         UiPlugin,
     ));
+    #[cfg(target_arch = "wasm32")]
+    app.add_plugins(WebPlugin);
     if let Some(path) = &options.screenshot {
         app.add_plugins(CapturePlugin {
             path: path.clone(),

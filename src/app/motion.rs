@@ -6,8 +6,8 @@ use super::metrics::{FrameWork, Stage};
 use super::scene::{BodyId, CollisionScene, FrameSet};
 use crate::bv::BvKind;
 use crate::math::{Isometry, Point, UnitQuaternion, Vector};
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
-use std::time::Instant;
 
 /// How the object moves.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -34,6 +34,8 @@ pub struct Playback {
     pub mode: MotionMode,
     /// Step the next loaded scene starts at (`obbtree view --step`); used once.
     pub start_step: usize,
+    /// Whether the next loaded scene starts paused (the web page's `play=0`); used once.
+    pub start_paused: bool,
     accumulated: f32,
     seen_generation: u64,
 }
@@ -46,6 +48,7 @@ impl Default for Playback {
             speed: 1.0,
             mode: MotionMode::Path,
             start_step: 0,
+            start_paused: false,
             accumulated: 0.0,
             seen_generation: 0,
         }
@@ -165,7 +168,7 @@ fn advance_playback(
             seen_generation: scene.generation,
             speed: playback.speed,
             step,
-            playing: true,
+            playing: !playback.start_paused,
             // A new scene starts on its path if it has one; simulate mode stays if it can run.
             mode: match playback.mode {
                 MotionMode::Simulate if scene.deform.is_none() => MotionMode::Simulate,

@@ -10,8 +10,8 @@ use super::query::{LastQuery, TraceRequest};
 use super::scene::{BodyId, CollisionScene, FrameSet};
 use crate::bv::BvKind;
 use crate::math::{Isometry, Matrix3, UnitQuaternion};
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
-use std::time::Instant;
 
 /// What the hierarchy overlay shows.
 #[derive(Resource, Clone, Copy, Debug, PartialEq)]

@@ -18,8 +18,8 @@ use crate::query::{
     CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy,
     collide_incremental, collide_relative, collide_traced, triangles_intersect,
 };
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
-use std::time::Instant;
 
 /// What the per-frame query runs.
 #[derive(Resource, Clone, Copy, Debug, PartialEq)]

@@ -9,9 +9,9 @@ use crate::bv::{Aabb, BoundingVolume, BvKind, Obb, Sphere};
 use crate::bvh::{BuildOptions, Bvh, SplitRule};
 use crate::math::{Isometry, Matrix3, Point};
 use crate::mesh::{MeshError, TriMesh};
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use std::sync::Arc;
-use std::time::Instant;
 
 /// Which body of the scene.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -20,9 +20,9 @@ use super::scene::{BodyId, CollisionScene, FrameSet};
 use crate::math::{Isometry, Vector};
 use crate::scenes::SceneSpec;
 use crate::scenes::dynamics::{DynamicsConfig, Gravity, Simulation};
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use std::collections::VecDeque;
-use std::time::Instant;
 
 /// At most this many time steps per frame.
 pub const MAX_STEPS_PER_FRAME: u32 = 2;

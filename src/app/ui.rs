@@ -33,8 +33,10 @@ use bevy_egui::{
 /// The panel's width, logical pixels.
 pub const PANEL_WIDTH: f32 = 390.0;
 
-/// Text fields of the "your own models" form.
+/// Text fields of the "your own models" form (native: a browser has no paths, it uses the
+/// page's file picker).
 #[derive(Resource, Default)]
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 struct OwnModels {
     a: String,
     b: String,
@@ -80,7 +82,10 @@ fn spawn_ui_camera(mut commands: Commands) {
 struct Panel<'w> {
     scene: Option<Res<'w, CollisionScene>>,
     status: ResMut<'w, SceneStatus>,
+    // Native only (paths, files dropped on the window); the browser uses the page's file picker.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     own: ResMut<'w, OwnModels>,
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     dropped: Res<'w, DroppedFiles>,
     load: MessageWriter<'w, LoadScene>,
     rebuild: MessageWriter<'w, RebuildTrees>,
@@ -132,6 +137,12 @@ fn side_panel(
                         ui.heading("obbtree");
                         ui.small("OBBTree, Gottschalk, Lin & Manocha 1996");
                     });
+                    #[cfg(target_arch = "wasm32")]
+                    ui.small(
+                        "Web build: single-threaded (a browser page has one thread here), so \
+                         loading a scene and building its trees pause the page, and the \
+                         timings are WebAssembly's.",
+                    );
                     section(ui, "Scene", true, |ui| scene_section(ui, &mut panel));
                     section(ui, "Motion", true, |ui| motion_section(ui, &mut panel));
                     section(ui, "Query", true, |ui| query_section(ui, &mut panel));
@@ -195,26 +206,7 @@ fn scene_section(ui: &mut egui::Ui, p: &mut Panel) {
             s.obj.mesh().triangle_count()
         ));
     }
-    ui.collapsing("Your own models (OBJ)", |ui| {
-        ui.horizontal(|ui| {
-            ui.label("A");
-            ui.text_edit_singleline(&mut p.own.a);
-        });
-        ui.horizontal(|ui| {
-            ui.label("B");
-            ui.text_edit_singleline(&mut p.own.b);
-        });
-        if ui.button("Load A + B").clicked() {
-            p.load.write(LoadScene(SceneChoice::Files(
-                p.own.a.trim().into(),
-                p.own.b.trim().into(),
-            )));
-        }
-        ui.label("…or drop two OBJ files on the window.");
-        if let Some(f) = p.dropped.0.first() {
-            ui.label(format!("Dropped {}; drop a second file.", f.display()));
-        }
-    });
+    ui.collapsing("Your own models (OBJ)", |ui| own_models(ui, p));
     if let Some(what) = &p.status.loading {
         let secs = p.status.started.map_or(0.0, |t| t.elapsed().as_secs_f32());
         ui.horizontal(|ui| {
@@ -428,7 +420,7 @@ fn compare_table(ui: &mut egui::Ui, p: &Panel) {
                 ui.strong(r.kind.name().to_uppercase());
             }
             ui.end_row();
-            let rows: [(&str, &dyn Fn(&super::compare::CompareRow) -> String); 7] = [
+            let rows: [(&str, &RowCell<'_>); 7] = [
                 ("N_v", &|r| r.bv_tests.to_string()),
                 ("N_p", &|r| r.tri_tests.to_string()),
                 ("µs", &|r| format!("{:.0}", r.micros)),
@@ -760,3 +752,41 @@ fn help_window(mut contexts: EguiContexts, mut help: ResMut<HelpVisible>) -> Res
     }
     Ok(())
 }
+
+/// "Your own models": two OBJ paths natively (or files dropped on the window); in a browser,
+/// which has no paths, the page's file picker.
+#[cfg(not(target_arch = "wasm32"))]
+fn own_models(ui: &mut egui::Ui, p: &mut Panel) {
+    ui.horizontal(|ui| {
+        ui.label("A");
+        ui.text_edit_singleline(&mut p.own.a);
+    });
+    ui.horizontal(|ui| {
+        ui.label("B");
+        ui.text_edit_singleline(&mut p.own.b);
+    });
+    if ui.button("Load A + B").clicked() {
+        p.load.write(LoadScene(SceneChoice::Files(
+            p.own.a.trim().into(),
+            p.own.b.trim().into(),
+        )));
+    }
+    ui.label("…or drop two OBJ files on the window.");
+    if let Some(f) = p.dropped.0.first() {
+        ui.label(format!("Dropped {}; drop a second file.", f.display()));
+    }
+}
+
+/// "Your own models" in a browser: the page's file picker (one file: used for both bodies).
+#[cfg(target_arch = "wasm32")]
+fn own_models(ui: &mut egui::Ui, p: &mut Panel) {
+    if ui.button("Choose one or two OBJ files…").clicked()
+        && let Err(e) = super::files::web::open_picker()
+    {
+        p.status.error = Some(format!("file picker: {e}"));
+    }
+    ui.small("The first file is the environment, the second the moving object.");
+}
+
+/// One cell of the side-by-side table: a row's value as text.
+type RowCell<'a> = dyn Fn(&super::compare::CompareRow) -> String + 'a;

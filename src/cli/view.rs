@@ -71,6 +71,7 @@ pub fn run(args: Args) -> ExitCode {
         overlay_level: args.overlay_level,
         simulate: args.simulate,
         compare: args.compare,
+        paused: false,
     });
     match exit {
         bevy::app::AppExit::Success => ExitCode::SUCCESS,

@@ -6,8 +6,8 @@
 
 mod obj;
 
-pub use obj::load_obj;
 pub(crate) use obj::{excerpt, short_number};
+pub use obj::{load_obj, parse_obj};
 
 use crate::math::{Point, Real};
 use std::path::PathBuf;

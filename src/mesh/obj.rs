@@ -61,7 +61,22 @@ pub fn load_obj(path: impl AsRef<Path>) -> Result<TriMesh, MeshError> {
         path: path.to_path_buf(),
         source,
     })?;
-    let parsed = parse(&bytes, path)?;
+    parse_obj(&bytes, path)
+}
+
+/// Parses OBJ bytes already in memory (a file fetched over HTTP or picked in a browser);
+/// `path` only names the source in errors and in the mesh's origin.
+///
+/// # Errors
+/// As [`load_obj`], without the I/O error.
+///
+/// # Examples
+/// ```
+/// let mesh = obbtree::mesh::parse_obj(b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", "inline".as_ref()).unwrap();
+/// assert_eq!(mesh.triangle_count(), 1);
+/// ```
+pub fn parse_obj(bytes: &[u8], path: &Path) -> Result<TriMesh, MeshError> {
+    let parsed = parse(bytes, path)?;
     let (vertices, triangles) = assemble(&parsed, path)?;
     TriMesh::new(vertices, triangles, &path.display().to_string())
 }

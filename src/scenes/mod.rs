@@ -19,8 +19,8 @@ pub mod torpedo;
 
 use crate::bvh::{BuildOptions, ObbTree};
 use crate::math::{Isometry, Point, UnitQuaternion, Vector};
-use crate::mesh::{MeshError, TriMesh, load_obj};
-use crate::pose::{Pose, PoseError, read_poses};
+use crate::mesh::{MeshError, TriMesh, load_obj, parse_obj};
+use crate::pose::{Pose, PoseError, parse_pose_bytes};
 use dynamics::{DynamicsConfig, Gravity, MassProperties, RecordedPath};
 use geometry::MeshBuilder;
 use serde::{Deserialize, Serialize};
@@ -420,11 +420,15 @@ pub fn default_assets_dir() -> PathBuf {
 /// # Errors
 /// [`SceneError::Io`], [`SceneError::Manifest`] with the line and column of the first error.
 pub fn read_manifest(path: &Path) -> Result<Manifest, SceneError> {
-    let text = std::fs::read_to_string(path).map_err(|source| SceneError::Io {
-        path: path.into(),
-        source,
-    })?;
-    serde_json::from_str(&text).map_err(|e| SceneError::Manifest {
+    parse_manifest(&read_file(path)?, path)
+}
+
+/// Parses a manifest's bytes (fetched over HTTP in a browser); `path` names it in errors.
+///
+/// # Errors
+/// [`SceneError::Manifest`] with the line and column of the first error (invalid UTF-8 too).
+pub fn parse_manifest(bytes: &[u8], path: &Path) -> Result<Manifest, SceneError> {
+    serde_json::from_slice(bytes).map_err(|e| SceneError::Manifest {
         path: path.into(),
         line: e.line(),
         column: e.column(),
@@ -439,8 +443,56 @@ pub fn read_manifest(path: &Path) -> Result<Manifest, SceneError> {
 /// naming the file and line, [`SceneError::Mismatch`] if a file's triangle or pose count
 /// differs from the manifest's.
 pub fn load_scene(assets: &Path, id: SceneId) -> Result<Scene, SceneError> {
+    load_scene_from(assets, id, &mut read_file)
+}
+
+/// Reads a whole file; the error names it.
+fn read_file(path: &Path) -> Result<Vec<u8>, SceneError> {
+    std::fs::read(path).map_err(|source| SceneError::Io {
+        path: path.into(),
+        source,
+    })
+}
+
+/// The files of scene `id` besides the manifest, relative to the assets folder: what a
+/// browser fetches before [`load_scene_from`] (environment, object, path; the object's file
+/// may be the environment's).
+///
+/// # Errors
+/// [`SceneError::UnknownScene`] (`manifest_path` names the manifest).
+pub fn scene_files(
+    manifest: &Manifest,
+    manifest_path: &Path,
+    id: SceneId,
+) -> Result<Vec<String>, SceneError> {
+    let entry = manifest
+        .scenes
+        .iter()
+        .find(|s| s.scene == id)
+        .ok_or_else(|| SceneError::UnknownScene {
+            path: manifest_path.into(),
+            scene: id.name().into(),
+        })?;
+    let mut files = vec![entry.environment.file.clone()];
+    if entry.object.file != entry.environment.file {
+        files.push(entry.object.file.clone());
+    }
+    files.push(entry.path.file.clone());
+    Ok(files)
+}
+
+/// [`load_scene`] with the files read by `read` (given `assets` joined with the name the
+/// manifest gives): the file system natively, bytes already fetched in a browser.
+///
+/// # Errors
+/// As [`load_scene`]; `read`'s errors as it returns them.
+pub fn load_scene_from(
+    assets: &Path,
+    id: SceneId,
+    read: &mut dyn FnMut(&Path) -> Result<Vec<u8>, SceneError>,
+) -> Result<Scene, SceneError> {
     let manifest_path = assets.join(MANIFEST);
-    let manifest = read_manifest(&manifest_path)?;
+    let manifest = parse_manifest(&read(&manifest_path)?, &manifest_path)?;
     let entry = manifest
         .scenes
         .into_iter()
@@ -449,7 +501,7 @@ pub fn load_scene(assets: &Path, id: SceneId) -> Result<Scene, SceneError> {
             path: manifest_path.clone(),
             scene: id.name().into(),
         })?;
-    let environment = load_model(assets, &entry.environment)?;
+    let environment = load_model(assets, &entry.environment, read)?;
     let object = if entry.object.file == entry.environment.file {
         scaled(&environment, entry.object.scale, &entry.object.file)?
     } else {
@@ -459,6 +511,7 @@ pub fn load_scene(assets: &Path, id: SceneId) -> Result<Scene, SceneError> {
                 scale: 1.0,
                 ..entry.object.clone()
             },
+            read,
         )?;
         scaled(&raw, entry.object.scale, &entry.object.file)?
     };
@@ -472,7 +525,7 @@ pub fn load_scene(assets: &Path, id: SceneId) -> Result<Scene, SceneError> {
         environment
     };
     let path_file = assets.join(&entry.path.file);
-    let path = read_poses(&path_file)?;
+    let path = parse_pose_bytes(read(&path_file)?, &path_file)?;
     if path.len() != entry.path.steps {
         return Err(SceneError::Mismatch {
             path: path_file,
@@ -490,9 +543,13 @@ pub fn load_scene(assets: &Path, id: SceneId) -> Result<Scene, SceneError> {
     })
 }
 
-fn load_model(assets: &Path, entry: &ModelEntry) -> Result<TriMesh, SceneError> {
+fn load_model(
+    assets: &Path,
+    entry: &ModelEntry,
+    read: &mut dyn FnMut(&Path) -> Result<Vec<u8>, SceneError>,
+) -> Result<TriMesh, SceneError> {
     let file = assets.join(&entry.file);
-    let mesh = load_obj(&file)?;
+    let mesh = parse_obj(&read(&file)?, &file)?;
     if mesh.triangle_count() != entry.triangles {
         return Err(SceneError::Mismatch {
             path: file,

@@ -1,0 +1,106 @@
+//! The viewer in a web browser (`wasm32-unknown-unknown`, `web/build.sh`; the entry point,
+//! which reads the options from the page's URL, is `src/bin/obbtree-web.rs`): the page's title carries what the frame shows (so a test driving a
+//! headless browser reads the per-frame query's step and contact count, and the timings, as
+//! `obbtree view --screenshot` prints them), and the files the page's picker delivers become a
+//! scene. Everything else is the native app.
+
+use super::files::web::take_picked;
+use super::loading::{LoadScene, SceneChoice, SceneStatus};
+use super::metrics::{FrameSample, Stage, Timings};
+use super::motion::Playback;
+use super::query::LastQuery;
+use super::scene::CollisionScene;
+use bevy::prelude::*;
+
+/// The page's side of the app: the title line and the file picker's files.
+pub struct WebPlugin;
+
+impl Plugin for WebPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(Last, (title_line, picked_files));
+    }
+}
+
+/// Writes what the frame shows into the page's title every 10 frames: the scene, `step S
+/// contacts K` of the last query, the number of frames, the query's and the frame's medians,
+/// the camera (as `obbtree view --screenshot` prints it).
+#[allow(clippy::too_many_arguments)]
+fn title_line(
+    mut frames: Local<u64>,
+    scene: Option<Res<CollisionScene>>,
+    status: Res<SceneStatus>,
+    playback: Res<Playback>,
+    last: Res<LastQuery>,
+    timings: Res<Timings>,
+    camera: Query<(&Transform, &Camera, &Projection), With<Camera3d>>,
+) {
+    *frames += 1;
+    if *frames % 10 != 0 {
+        return;
+    }
+    let line = match (&scene, &status.loading, &status.error) {
+        (_, _, Some(e)) => format!("obbtree: error: {e}"),
+        (_, Some(what), _) => format!("obbtree: loading {what}"),
+        (None, None, None) => "obbtree: no scene".to_string(),
+        (Some(scene), None, None) => {
+            let (q50, q95) = timings.percentiles(FrameSample::query_us);
+            let (f50, f95) = timings.percentiles(|s| s.frame_ms);
+            let (e50, _) = timings.percentiles(|s| s.us(Stage::Engine));
+            let mut line = format!(
+                "obbtree: {}: step {} contacts {}; {} frames; query median {q50:.1} µs p95 {q95:.1} µs; engine median {e50:.1} µs; frame median {f50:.2} ms p95 {f95:.2} ms ({:.1} FPS)",
+                scene.name,
+                playback.step,
+                last.report.contacts.len(),
+                *frames,
+                1000.0 / f50.max(1e-3)
+            );
+            if let Some((t, cam, projection)) = camera.iter().next() {
+                let fov = match projection {
+                    Projection::Perspective(p) => p.fov,
+                    _ => 0.0,
+                };
+                let (pos, size) = cam
+                    .viewport
+                    .as_ref()
+                    .map_or((UVec2::ZERO, UVec2::ZERO), |v| {
+                        (v.physical_position, v.physical_size)
+                    });
+                let (p, q) = (t.translation, t.rotation);
+                line += &format!(
+                    "; camera {} {} {} {} {} {} {} fov {} viewport {} {} {} {}",
+                    p.x, p.y, p.z, q.x, q.y, q.z, q.w, fov, pos.x, pos.y, size.x, size.y
+                );
+            }
+            line
+        }
+    };
+    if let Some(document) = web_sys::window().and_then(|w| w.document()) {
+        document.set_title(&line);
+    }
+}
+
+/// Turns the picker's files into a scene: two OBJ files, the environment then the object (in
+/// the order picked; one file is used for both). Anything else is an error in the panel.
+fn picked_files(mut load: MessageWriter<LoadScene>, mut status: ResMut<SceneStatus>) {
+    let Some(picked) = take_picked() else {
+        return;
+    };
+    match picked {
+        Ok(files) => match files.as_slice() {
+            [a] => {
+                load.write(LoadScene(SceneChoice::Uploaded(a.clone(), a.clone())));
+            }
+            [a, b] => {
+                load.write(LoadScene(SceneChoice::Uploaded(a.clone(), b.clone())));
+            }
+            [] => {}
+            more => {
+                status.error = Some(format!(
+                    "pick one or two OBJ files, not {} (environment, then object)",
+                    more.len()
+                ))
+            }
+        },
+        Err(e) => status.error = Some(e),
+    }
+}

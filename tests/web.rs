@@ -1,0 +1,199 @@
+//! The web build in a real browser: `web/browser.py` serves the folder `web/build.sh` wrote
+//! (`target/web`, or `$OBBTREE_WEB_DIR`) on 127.0.0.1, opens each scene paused at its step in
+//! headless Chromium (software GL), and saves a screenshot with the page title of that frame.
+//! Checked as the native render test checks its screenshot (not blank, the panel drawn, the
+//! highlight colour on screen), and the per-frame query the title reports (`step S contacts
+//! K`) against the library's own count at that step, computed here natively.
+//!
+//! Run with `web/test.sh` (build, then `cargo test --release --features web --test web`). It
+//! fails, and does not skip, without the built folder or Chromium.
+#![cfg(feature = "web")]
+
+use obbtree::bvh::{BuildOptions, ObbTree};
+use obbtree::math::Isometry;
+use obbtree::query::{QueryOptions, collide};
+use obbtree::scenes::{self, SceneId};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn web_dir() -> PathBuf {
+    std::env::var_os("OBBTREE_WEB_DIR").map_or_else(|| root().join("target/web"), PathBuf::from)
+}
+
+/// The step each scene is shown paused at: at rest on the environment, with contacts.
+fn step(id: SceneId) -> usize {
+    match id {
+        SceneId::Pipes => 3000,
+        SceneId::Torus => 600,
+        SceneId::Torpedo => 845,
+    }
+}
+
+/// Opens `scene` in the browser; returns the page title of the screenshot's frame.
+fn browse(id: SceneId, out: &Path) -> String {
+    let dir = web_dir();
+    assert!(
+        dir.join("index.html").exists() && dir.join("obbtree-web_bg.wasm").exists(),
+        "{} has no web build: run web/build.sh first (web/test.sh does)",
+        dir.display()
+    );
+    let output = Command::new("python3")
+        .arg(root().join("web/browser.py"))
+        .arg("--dir")
+        .arg(&dir)
+        .args([
+            "--query",
+            &format!("scene={}&step={}&play=0", id.name(), step(id)),
+        ])
+        .arg("--out")
+        .arg(out)
+        .output()
+        .expect("python3 must be installed: this test does not skip");
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    assert!(
+        output.status.success(),
+        "browser.py failed for {id}:\n{stdout}\n{stderr}"
+    );
+    eprintln!("{id}: {stdout}");
+    let title = |prefix: &str| {
+        stdout
+            .lines()
+            .find_map(|l| l.strip_prefix(prefix))
+            .unwrap_or_else(|| panic!("no {prefix:?} in {stdout}"))
+            .to_string()
+    };
+    let (before, after) = (title("title: "), title("title after: "));
+    // Paused: the frame the screenshot shows is the one the title describes.
+    assert_eq!(
+        step_and_contacts(&before),
+        step_and_contacts(&after),
+        "{id}"
+    );
+    before
+}
+
+/// `step S contacts K` of the title.
+fn step_and_contacts(title: &str) -> (usize, usize) {
+    let words: Vec<&str> = title.split_whitespace().collect();
+    let at = words
+        .iter()
+        .position(|w| *w == "step")
+        .unwrap_or_else(|| panic!("no step in {title:?}"));
+    let num = |i: usize| -> usize {
+        words[i]
+            .trim_end_matches(';')
+            .parse()
+            .unwrap_or_else(|_| panic!("bad number in {title:?}"))
+    };
+    assert_eq!(words[at + 2], "contacts", "{title:?}");
+    (num(at + 1), num(at + 3))
+}
+
+fn check(id: SceneId, png: &Path, title: &str) {
+    let img = image::open(png).expect("a PNG").to_rgb8();
+    let (w, h) = img.dimensions();
+    assert!(w >= 1000 && h >= 600, "{w}×{h}");
+    let colours: std::collections::HashSet<[u8; 3]> = img.pixels().map(|p| p.0).collect();
+    assert!(colours.len() > 200, "{id}: only {} colours", colours.len());
+
+    // The panel: the left strip is egui's neutral grey with light text on it.
+    let (mut grey, mut text, mut total) = (0u32, 0u32, 0u32);
+    for y in 10..h - 10 {
+        for x in 5..300 {
+            let [r, g, b] = img.get_pixel(x, y).0;
+            total += 1;
+            if r.abs_diff(g) < 4 && g.abs_diff(b) < 4 {
+                grey += 1;
+                text += u32::from(r > 150);
+            }
+        }
+    }
+    assert!(
+        grey as f64 > 0.8 * total as f64,
+        "{id}: panel not found ({grey}/{total} grey)"
+    );
+    assert!(
+        text > 300,
+        "{id}: no text on the panel ({text} light pixels)"
+    );
+
+    // The 3D view: not the panel's grey.
+    let (mut neutral, mut view) = (0u32, 0u32);
+    for y in 10..h - 10 {
+        for x in 420..w - 10 {
+            let [r, g, b] = img.get_pixel(x, y).0;
+            view += 1;
+            neutral += u32::from(r.abs_diff(g) < 4 && g.abs_diff(b) < 4);
+        }
+    }
+    assert!(
+        (neutral as f64) < 0.5 * view as f64,
+        "{id}: the 3D view looks empty"
+    );
+
+    // The per-frame query: the title's step and contact count against the library's.
+    let (step_shown, contacts) = step_and_contacts(title);
+    assert_eq!(step_shown, step(id), "{id}: {title}");
+    let scene = scenes::load_scene(&root().join("assets"), id).unwrap();
+    let env = ObbTree::build(scene.environment.clone(), &BuildOptions::default());
+    let obj = ObbTree::build(scene.object.clone(), &BuildOptions::default());
+    let truth = collide(
+        &env,
+        &Isometry::identity(),
+        &obj,
+        &scene.path[step_shown].pose_ab,
+        &QueryOptions::default(),
+    );
+    assert_eq!(contacts, truth.contacts.len(), "{id}: step {step_shown}");
+    assert!(contacts > 0, "{id}: the step must have contacts");
+
+    // The contacts on screen: the highlight colour (unlit sRGB (255, 20, 20)) and the
+    // intersection curve's (sRGB (0, 255, 90), drawn over everything). In the pipes the
+    // contacting triangles lie mostly inside the translucent pipes, so there the curve carries
+    // most of the marks; the highlight must still show.
+    let highlight = img
+        .pixels()
+        .filter(|p| p.0[0] >= 235 && p.0[1] <= 45 && p.0[2] <= 45)
+        .count();
+    let curve = img
+        .pixels()
+        .filter(|p| p.0[0] <= 40 && p.0[1] >= 215 && (60..=120).contains(&p.0[2]))
+        .count();
+    eprintln!("{id}: {highlight} highlight pixels, {curve} curve pixels");
+    assert!(
+        highlight >= 5,
+        "{id}: contacts but only {highlight} highlight pixels"
+    );
+    assert!(
+        highlight + curve >= 40,
+        "{id}: contacts but only {highlight} highlight and {curve} curve pixels"
+    );
+}
+
+fn scene_in_browser(id: SceneId) {
+    let out = root().join("target/web-test");
+    std::fs::create_dir_all(&out).unwrap();
+    let png = out.join(format!("{}.png", id.name()));
+    let title = browse(id, &png);
+    check(id, &png, &title);
+}
+
+#[test]
+fn torus_in_browser() {
+    scene_in_browser(SceneId::Torus);
+}
+
+#[test]
+fn pipes_in_browser() {
+    scene_in_browser(SceneId::Pipes);
+}
+
+#[test]
+fn torpedo_in_browser() {
+    scene_in_browser(SceneId::Torpedo);
+}
