@@ -9,6 +9,8 @@
 
 mod common;
 
+use common::edges_through;
+
 use bevy::input::mouse::AccumulatedMouseScroll;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
@@ -17,7 +19,7 @@ use obbtree::app::*;
 use obbtree::bv::{Aabb, BvKind, Obb};
 use obbtree::bvh::{BuildOptions, Bvh, SplitRule};
 use obbtree::math::{Isometry, Point, UnitQuaternion, Vector};
-use obbtree::query::{CollisionReport, QueryOptions, brute_force_posed, collide_into, orient3d};
+use obbtree::query::{CollisionReport, QueryOptions, brute_force_posed, collide_into};
 use obbtree::scenes::SceneId;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -363,38 +365,6 @@ fn the_separation_list_option_keeps_the_contacts_of_the_plain_query() {
 
 // ---------------------------------------------------------------------------------------------
 // Simulate mode.
-
-fn sign(x: f64) -> i8 {
-    (x > 0.0) as i8 - (x < 0.0) as i8
-}
-
-/// Whether segment `p q` passes through the closed triangle `t` with both ends farther than
-/// `tol` from its plane: the ends strictly on opposite sides (exact `orient3d`), the segment's
-/// line through the closed triangle (Plücker signs, exact), the distances in f64. The oracle of
-/// `tests/interpenetration.rs`.
-fn passes_through(p: &Point, q: &Point, t: &[Point; 3], tol: f64) -> bool {
-    let (sp, sq) = (
-        sign(orient3d(p, &t[0], &t[1], &t[2])),
-        sign(orient3d(q, &t[0], &t[1], &t[2])),
-    );
-    if sp * sq >= 0 {
-        return false;
-    }
-    let s = [
-        sign(orient3d(p, q, &t[0], &t[1])),
-        sign(orient3d(p, q, &t[1], &t[2])),
-        sign(orient3d(p, q, &t[2], &t[0])),
-    ];
-    if s.contains(&1) && s.contains(&-1) {
-        return false;
-    }
-    let n = (t[1] - t[0]).cross(&(t[2] - t[0])).normalize();
-    (p - t[0]).dot(&n).abs() > tol && (q - t[0]).dot(&n).abs() > tol
-}
-
-fn edges_through(a: &[Point; 3], b: &[Point; 3], tol: f64) -> bool {
-    (0..3).any(|k| passes_through(&a[k], &a[(k + 1) % 3], b, tol))
-}
 
 /// The oracle on the scene's current pose: (contact pairs, crossings found). The candidates are
 /// the contacting pairs of an all-contacts OBB query: only intersecting triangles can cross.

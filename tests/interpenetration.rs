@@ -12,41 +12,14 @@
 //! that the edge's own triangle intersects.
 #![cfg(feature = "paper")]
 
+mod common;
+
+use common::{edges_through, passes_through};
 use obbtree::bvh::{BuildOptions, ObbTree};
 use obbtree::math::{Isometry, Point};
-use obbtree::query::{CollisionReport, QueryOptions, collide_into, orient3d};
+use obbtree::query::{CollisionReport, QueryOptions, collide_into};
 use obbtree::scenes::{self, SceneId, SceneSpec, dynamics::DynamicsConfig};
 use std::path::Path;
-
-fn sign(x: f64) -> i8 {
-    (x > 0.0) as i8 - (x < 0.0) as i8
-}
-
-/// Whether segment `p q` passes through the closed triangle `t` with both ends farther than
-/// `tol` from its plane.
-fn passes_through(p: &Point, q: &Point, t: &[Point; 3], tol: f64) -> bool {
-    let (sp, sq) = (
-        sign(orient3d(p, &t[0], &t[1], &t[2])),
-        sign(orient3d(q, &t[0], &t[1], &t[2])),
-    );
-    if sp * sq >= 0 {
-        return false;
-    }
-    let s = [
-        sign(orient3d(p, q, &t[0], &t[1])),
-        sign(orient3d(p, q, &t[1], &t[2])),
-        sign(orient3d(p, q, &t[2], &t[0])),
-    ];
-    if s.contains(&1) && s.contains(&-1) {
-        return false;
-    }
-    let n = (t[1] - t[0]).cross(&(t[2] - t[0])).normalize();
-    (p - t[0]).dot(&n).abs() > tol && (q - t[0]).dot(&n).abs() > tol
-}
-
-fn edges_through(a: &[Point; 3], b: &[Point; 3], tol: f64) -> bool {
-    (0..3).any(|k| passes_through(&a[k], &a[(k + 1) % 3], b, tol))
-}
 
 /// (steps checked, contact pairs checked, crossings found).
 fn check(id: SceneId) -> (usize, u64, Vec<String>) {

@@ -463,3 +463,48 @@ pub fn exactly_degenerate(t: &[Point; 3]) -> bool {
     let z = scaled_integers(t);
     zzero(&zcross(&zsub(&z[1], &z[0]), &zsub(&z[2], &z[0])))
 }
+
+// ---------------------------------------------------------------------------------------------
+// The interpenetration oracle (tests/interpenetration.rs, the app's simulate-mode test).
+
+fn sign(x: f64) -> i8 {
+    (x > 0.0) as i8 - (x < 0.0) as i8
+}
+
+/// Whether segment `p q` passes through the closed triangle `t` with both ends farther than
+/// `tol` from its plane: the ends strictly on opposite sides (exact `orient3d`), the segment's
+/// line through the closed triangle (Plücker signs, exact), the distances in f64.
+pub fn passes_through(
+    p: &obbtree::math::Point,
+    q: &obbtree::math::Point,
+    t: &[obbtree::math::Point; 3],
+    tol: f64,
+) -> bool {
+    use obbtree::query::orient3d;
+    let (sp, sq) = (
+        sign(orient3d(p, &t[0], &t[1], &t[2])),
+        sign(orient3d(q, &t[0], &t[1], &t[2])),
+    );
+    if sp * sq >= 0 {
+        return false;
+    }
+    let s = [
+        sign(orient3d(p, q, &t[0], &t[1])),
+        sign(orient3d(p, q, &t[1], &t[2])),
+        sign(orient3d(p, q, &t[2], &t[0])),
+    ];
+    if s.contains(&1) && s.contains(&-1) {
+        return false;
+    }
+    let n = (t[1] - t[0]).cross(&(t[2] - t[0])).normalize();
+    (p - t[0]).dot(&n).abs() > tol && (q - t[0]).dot(&n).abs() > tol
+}
+
+/// Whether an edge of triangle `a` passes through triangle `b` (see [`passes_through`]).
+pub fn edges_through(
+    a: &[obbtree::math::Point; 3],
+    b: &[obbtree::math::Point; 3],
+    tol: f64,
+) -> bool {
+    (0..3).any(|k| passes_through(&a[k], &a[(k + 1) % 3], b, tol))
+}
