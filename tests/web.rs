@@ -1,11 +1,11 @@
-//! The web build in a real browser: `web/browser.py` serves the folder `web/build.sh` wrote
+//! The web build in a real browser: `assets/web/browser.py` serves the folder `assets/web/build.sh` wrote
 //! (`target/web`, or `$OBBTREE_WEB_DIR`) on 127.0.0.1, opens each scene paused at its step in
 //! headless Chromium (software GL), and saves a screenshot with the page title of that frame.
 //! Checked as the native render test checks its screenshot (not blank, the panel drawn, the
 //! highlight colour on screen), and the per-frame query the title reports (`step S contacts
 //! K`) against the library's own count at that step, computed here natively.
 //!
-//! Run with `web/test.sh` (build, then `cargo test --release --features web --test web`). It
+//! Run with `assets/web/test.sh` (build, then `cargo test --release --features web --test web`). It
 //! fails, and does not skip, without the built folder or Chromium.
 #![cfg(feature = "web")]
 
@@ -38,11 +38,11 @@ fn browse(id: SceneId, out: &Path) -> String {
     let dir = web_dir();
     assert!(
         dir.join("index.html").exists() && dir.join("obbtree-web_bg.wasm").exists(),
-        "{} has no web build: run web/build.sh first (web/test.sh does)",
+        "{} has no web build: run assets/web/build.sh first (assets/web/test.sh does)",
         dir.display()
     );
     let output = Command::new("python3")
-        .arg(root().join("web/browser.py"))
+        .arg(root().join("assets/web/browser.py"))
         .arg("--dir")
         .arg(&dir)
         .args([

@@ -197,3 +197,25 @@ fn fit_viewport(
         }
     }
 }
+
+/// The camera as the screenshot line and the web page's title report it, for tests that project
+/// the library's contacts onto the image:
+/// `camera x y z qx qy qz qw fov F viewport X Y W H` — world translation and rotation, vertical
+/// field of view (radians, 0 if not perspective), viewport in physical pixels (zeros if none).
+pub fn describe_camera(transform: &Transform, camera: &Camera, projection: &Projection) -> String {
+    let fov = match projection {
+        Projection::Perspective(p) => p.fov,
+        _ => 0.0,
+    };
+    let (pos, size) = camera
+        .viewport
+        .as_ref()
+        .map_or((UVec2::ZERO, UVec2::ZERO), |v| {
+            (v.physical_position, v.physical_size)
+        });
+    let (p, q) = (transform.translation, transform.rotation);
+    format!(
+        "camera {} {} {} {} {} {} {} fov {} viewport {} {} {} {}",
+        p.x, p.y, p.z, q.x, q.y, q.z, q.w, fov, pos.x, pos.y, size.x, size.y
+    )
+}

@@ -8,6 +8,7 @@
 //! its vertical field of view (radians) and its viewport (physical pixels), so a test can
 //! project the library's contacts onto the image.
 
+use super::camera::describe_camera;
 use super::compare::Comparison;
 use super::loading::SceneStatus;
 use super::metrics::{FrameSample, Stage, Timings};
@@ -103,21 +104,7 @@ fn drive_capture(
                 last.report.contacts.len()
             );
             if let Some((t, cam, projection)) = camera.iter().next() {
-                let fov = match projection {
-                    Projection::Perspective(p) => p.fov,
-                    _ => 0.0,
-                };
-                let (pos, size) = cam
-                    .viewport
-                    .as_ref()
-                    .map_or((UVec2::ZERO, UVec2::ZERO), |v| {
-                        (v.physical_position, v.physical_size)
-                    });
-                let (p, q) = (t.translation, t.rotation);
-                shown += &format!(
-                    "; camera {} {} {} {} {} {} {} fov {} viewport {} {} {} {}",
-                    p.x, p.y, p.z, q.x, q.y, q.z, q.w, fov, pos.x, pos.y, size.x, size.y
-                );
+                shown += &format!("; {}", describe_camera(t, cam, projection));
             }
             capture.shown = shown;
         }

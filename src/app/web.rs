@@ -1,9 +1,10 @@
-//! The viewer in a web browser (`wasm32-unknown-unknown`, `web/build.sh`; the entry point,
+//! The viewer in a web browser (`wasm32-unknown-unknown`, `assets/web/build.sh`; the entry point,
 //! which reads the options from the page's URL, is `src/bin/obbtree-web.rs`): the page's title carries what the frame shows (so a test driving a
 //! headless browser reads the per-frame query's step and contact count, and the timings, as
 //! `obbtree view --screenshot` prints them), and the files the page's picker delivers become a
 //! scene. Everything else is the native app.
 
+use super::camera::describe_camera;
 use super::files::web::take_picked;
 use super::loading::{LoadScene, SceneChoice, SceneStatus};
 use super::metrics::{FrameSample, Stage, Timings};
@@ -55,21 +56,7 @@ fn title_line(
                 1000.0 / f50.max(1e-3)
             );
             if let Some((t, cam, projection)) = camera.iter().next() {
-                let fov = match projection {
-                    Projection::Perspective(p) => p.fov,
-                    _ => 0.0,
-                };
-                let (pos, size) = cam
-                    .viewport
-                    .as_ref()
-                    .map_or((UVec2::ZERO, UVec2::ZERO), |v| {
-                        (v.physical_position, v.physical_size)
-                    });
-                let (p, q) = (t.translation, t.rotation);
-                line += &format!(
-                    "; camera {} {} {} {} {} {} {} fov {} viewport {} {} {} {}",
-                    p.x, p.y, p.z, q.x, q.y, q.z, q.w, fov, pos.x, pos.y, size.x, size.y
-                );
+                line += &format!("; {}", describe_camera(t, cam, projection));
             }
             line
         }

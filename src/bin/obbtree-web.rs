@@ -1,4 +1,4 @@
-//! The viewer in a web browser: built for `wasm32-unknown-unknown` by `web/build.sh`, it reads
+//! The viewer in a web browser: built for `wasm32-unknown-unknown` by `assets/web/build.sh`, it reads
 //! its options from the page's URL and runs the same app as `obbtree view`.
 //!
 //! URL parameters: `scene` (pipes, torus, torpedo, wobble; default torus), `step` (the path
@@ -43,6 +43,6 @@ fn options(query: &str) -> obbtree::app::ViewOptions {
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
-    eprintln!("obbtree-web is the browser entry point: build it with web/build.sh");
+    eprintln!("obbtree-web is the browser entry point: build it with assets/web/build.sh");
     std::process::exit(2);
 }

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Opens the web build in headless Chromium and takes a screenshot once the scene is on screen.
 
-    python3 web/browser.py --dir target/web --query "scene=torus&step=600&play=0" --out shot.png
+    python3 assets/web/browser.py --dir target/web --query "scene=torus&step=600&play=0" --out shot.png
 
-Serves DIR on 127.0.0.1 (a free port, web/serve.py), starts Chromium headless with its software GL
+Serves DIR on 127.0.0.1 (a free port, assets/web/serve.py), starts Chromium headless with its software GL
 (SwiftShader), drives it over the DevTools protocol on a pipe (standard library only), waits
 until the page title (written by the app every 10 frames) reports the scene with `step S
 contacts K` and at least --frames frames, saves a 1280x720 screenshot, and prints one line:
@@ -24,7 +24,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import serve  # noqa: E402  (web/serve.py)
+import serve  # noqa: E402  (assets/web/serve.py)
 
 
 def chromium():
@@ -93,7 +93,7 @@ class DevTools:
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--dir", required=True, help="the folder web/build.sh wrote")
+    parser.add_argument("--dir", required=True, help="the folder assets/web/build.sh wrote")
     parser.add_argument("--query", default="scene=torus&step=600&play=0")
     parser.add_argument("--out", required=True, help="screenshot PNG")
     parser.add_argument("--frames", type=int, default=60, help="frames to wait for")

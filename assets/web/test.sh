@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The web build's full check: build it (web/build.sh), then open the three scenes in headless
+# The web build's full check: build it (assets/web/build.sh), then open the three scenes in headless
 # Chromium and check the screenshots and the per-frame query against the library (tests/web.rs).
 # Needs python3 and chromium (Debian packages python3, chromium).
 #
-#   web/test.sh            # screenshots in target/web-test/
+#   assets/web/test.sh            # screenshots in target/web-test/
 set -euo pipefail
-cd "$(dirname "$0")/.."
-web/build.sh --out "${OBBTREE_WEB_DIR:-target/web}"
+cd "$(dirname "$0")/../.."
+assets/web/build.sh --out "${OBBTREE_WEB_DIR:-target/web}"
 OBBTREE_WEB_DIR="$(realpath "${OBBTREE_WEB_DIR:-target/web}")" \
   cargo test --release --features web --test web -- --test-threads=1 --nocapture

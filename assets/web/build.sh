@@ -2,21 +2,21 @@
 # Builds the viewer for the web into a folder ready to serve (default target/web):
 #   index.html, obbtree-web.js (wasm-bindgen's glue), obbtree-web_bg.wasm, assets/ (the scenes).
 #
-#   web/build.sh [--out DIR] [--no-opt]
-#   python3 web/serve.py --dir target/web --port 8080   # then open http://127.0.0.1:8080/?scene=torus
+#   assets/web/build.sh [--out DIR] [--no-opt]
+#   python3 assets/web/serve.py --dir target/web --port 8080   # then open http://127.0.0.1:8080/?scene=torus
 #
 # Needs the wasm32-unknown-unknown target (rustup target add wasm32-unknown-unknown) and
 # wasm-bindgen-cli at the version of Cargo.lock's wasm-bindgen (installed here if missing);
 # wasm-opt (Debian package binaryen) shrinks the .wasm when present (--no-opt skips it).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out=target/web
 opt=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift 2 ;;
     --no-opt) opt=0; shift ;;
-    *) echo "usage: web/build.sh [--out DIR] [--no-opt]" >&2; exit 2 ;;
+    *) echo "usage: assets/web/build.sh [--out DIR] [--no-opt]" >&2; exit 2 ;;
   esac
 done
 target_dir=${CARGO_TARGET_DIR:-target}
@@ -25,7 +25,7 @@ target_dir=${CARGO_TARGET_DIR:-target}
 want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/"/, "", $3); print $3; exit }' Cargo.lock)
 have=$(wasm-bindgen --version 2>/dev/null | awk '{ print $2 }' || true)
 if [ "$have" != "$want" ]; then
-  echo "web/build.sh: installing wasm-bindgen-cli $want (found: ${have:-none})"
+  echo "assets/web/build.sh: installing wasm-bindgen-cli $want (found: ${have:-none})"
   # --locked first; without it if the registry lacks a locked version (then the newest
   # compatible dependencies are used).
   cargo install wasm-bindgen-cli --version "$want" --locked \
@@ -46,11 +46,11 @@ if [ "$opt" = 1 ] && command -v wasm-opt >/dev/null; then
     -o "$out/obbtree-web_bg.opt.wasm" "$out/obbtree-web_bg.wasm"
   mv "$out/obbtree-web_bg.opt.wasm" "$out/obbtree-web_bg.wasm"
 elif [ "$opt" = 1 ]; then
-  echo "web/build.sh: wasm-opt not found (Debian package binaryen): the .wasm is not optimised"
+  echo "assets/web/build.sh: wasm-opt not found (Debian package binaryen): the .wasm is not optimised"
 fi
-cp web/index.html "$out/"
+cp assets/web/index.html "$out/"
 # The scenes the page fetches: models, manifest, paths.
 mkdir -p "$out/assets"
 cp -r assets/models assets/paths "$out/assets/"
-echo "web/build.sh: $out ready ($(du -sh "$out" | cut -f1)); serve it with: python3 web/serve.py --dir $out --port 8080"
+echo "assets/web/build.sh: $out ready ($(du -sh "$out" | cut -f1)); serve it with: python3 assets/web/serve.py --dir $out --port 8080"
 ls -l "$out" "$out"/*.wasm
