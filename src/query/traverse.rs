@@ -359,20 +359,22 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
         prefetch_children(self.nb, bl);
         prefetch_children(self.nb, br);
         let node_a = &self.na[a].bv;
-        let mut placed = [
-            (bl, B::place(&self.query, &self.nb[bl].bv)),
-            (br, B::place(&self.query, &self.nb[br].bv)),
+        // Placed boxes are 144 bytes: they stay where they are made and are passed by
+        // reference (moving or swapping them costs a copy per test).
+        let placed = [
+            B::place(&self.query, &self.nb[bl].bv),
+            B::place(&self.query, &self.nb[br].bv),
         ];
+        let mut order = [(bl, 0), (br, 1)];
         if self.first
-            && B::center_distance2(node_a, &placed[1].1) < B::center_distance2(node_a, &placed[0].1)
+            && B::center_distance2(node_a, &placed[1]) < B::center_distance2(node_a, &placed[0])
         {
-            placed.swap(0, 1);
+            order.swap(0, 1);
         }
-        let second = placed[1].0;
-        for (k, (c, pc)) in placed.into_iter().enumerate() {
-            if self.pair(a, c, Some(&pc)) {
+        for (k, &(c, p)) in order.iter().enumerate() {
+            if self.pair(a, c, Some(&placed[p])) {
                 if k == 0 {
-                    self.skip(a, second);
+                    self.skip(a, order[1].0);
                 }
                 return true;
             }
