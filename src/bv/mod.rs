@@ -196,6 +196,23 @@ pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
     fn place(query: &Self::Query, b: &Self) -> Self::Placed;
     /// `false` only if `a` (A's frame) and the placed `b` are disjoint.
     fn overlaps(query: &Self::Query, a: &Self, b: &Self::Placed) -> bool;
+    /// Two tests at once: `[overlaps(a[0], b[0]), overlaps(a[1], b[1])]`, exactly (a split
+    /// tests both children: one box of A against two placed boxes of B, or two of A against
+    /// one of B). `wide` says which instructions may run ([`sat::lanes::Wide::detect`]); OBBs
+    /// run both tests in one pass over eight lanes, other volumes test one after the other.
+    #[inline(always)]
+    fn overlaps_pair(
+        query: &Self::Query,
+        a: [&Self; 2],
+        b: [&Self::Placed; 2],
+        wide: sat::lanes::Wide,
+    ) -> [bool; 2] {
+        let _ = wide;
+        [
+            Self::overlaps(query, a[0], b[0]),
+            Self::overlaps(query, a[1], b[1]),
+        ]
+    }
     /// The squared distance between the centres of `a` and of the placed `b` (A's frame): the
     /// first-contact traversal visits the nearer child first.
     fn center_distance2(a: &Self, b: &Self::Placed) -> Real;

@@ -36,6 +36,19 @@ const _: () = {
 };
 
 impl Obb {
+    /// The absolute slack of one test of `a` against the placed `b` ([`SLACK`]; `d` from A's
+    /// centre to B's).
+    #[inline(always)]
+    fn slack(q: &ObbQuery, a: &Obb, b: &PlacedObb, d: &[Real; 3]) -> f32 {
+        SLACK
+            * ((d[0].abs() + d[1].abs() + d[2].abs()) as f32
+                + a.half[0]
+                + a.half[1]
+                + a.half[2]
+                + b.sum_half)
+            + q.margin
+    }
+
     /// Fits an OBB to points and triangles given directly (the builder uses
     /// [`BoundingVolume::fit`]). Follows Gottschalk et al. 1996, §4: convex hull of the points,
     /// area-weighted covariance of the hull's surface, eigenvectors as axes, extents from all
@@ -476,13 +489,7 @@ impl BoundingVolume for Obb {
             b.center[1] - a.center[1] as Real,
             b.center[2] - a.center[2] as Real,
         ];
-        let slack = SLACK
-            * ((d[0].abs() + d[1].abs() + d[2].abs()) as f32
-                + a.half[0]
-                + a.half[1]
-                + a.half[2]
-                + b.sum_half)
-            + q.margin;
+        let slack = Self::slack(q, a, b, &d);
         !sat::separated_f32(
             a.floats(),
             &b.axes,
@@ -493,6 +500,33 @@ impl BoundingVolume for Obb {
             slack,
             q.lite,
         )
+    }
+
+    #[inline(always)]
+    fn overlaps_pair(
+        q: &ObbQuery,
+        a: [&Obb; 2],
+        b: [&PlacedObb; 2],
+        wide: sat::lanes::Wide,
+    ) -> [bool; 2] {
+        let side = |k: usize| {
+            let (a, b) = (a[k], b[k]);
+            let d = [
+                b.center[0] - a.center[0] as Real,
+                b.center[1] - a.center[1] as Real,
+                b.center[2] - a.center[2] as Real,
+            ];
+            sat::SatPair {
+                a: a.floats(),
+                b_axes: &b.axes,
+                b_rows: &b.bt,
+                b_half: &b.half,
+                d: [d[0] as f32, d[1] as f32, d[2] as f32],
+                slack: Self::slack(q, a, b, &d),
+            }
+        };
+        let sep = sat::separated_f32_pair(wide, [side(0), side(1)], q.epsilon, q.lite);
+        [!sep[0], !sep[1]]
     }
 
     #[inline(always)]

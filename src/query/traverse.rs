@@ -3,6 +3,7 @@
 use super::{CollisionReport, ContactMode, QueryOptions, tri_tri::triangles_intersect};
 use crate::bv::BoundingVolume;
 use crate::bv::OverlapOptions;
+use crate::bv::sat::lanes::{Wide, WideKind};
 use crate::bvh::{Bvh, Node};
 use crate::math::{Isometry, Matrix3, Real, Vector, relative_pose, transform_point};
 use crate::mesh::TriMesh;
@@ -65,10 +66,13 @@ pub fn collide_into<B: BoundingVolume>(
 ///
 /// Descend rule (RAPID's, with surface area as the size): from an overlapping pair, split B if A
 /// is a leaf or if B is not a leaf and B's volume is larger ([`BoundingVolume::size`]);
-/// otherwise split A. A first-contact query visits the child whose centre is nearer the other
-/// volume's first (a heuristic: fewer tests before the first contact). Each child pair
-/// is one volume test (N_v); each pair of leaves whose volumes overlap is one triangle test
-/// (N_p). B's volumes are placed in A's frame once per visited node and reused for all tests
+/// otherwise split A. Both child pairs of a split are tested together
+/// ([`BoundingVolume::overlaps_pair`]: for OBBs one pass over eight lanes, on AVX2 where the
+/// CPU has it), then the overlapping ones are visited; a first-contact query visits the child
+/// whose centre is nearer the other volume's first (a heuristic: fewer tests before the first
+/// contact). Each child pair is one volume test (N_v), so a first-contact query counts the
+/// second child pair of a split even when the first one's subtree ends the query; each pair of
+/// leaves whose volumes overlap is one triangle test (N_p). B's volumes are placed in A's frame once per visited node and reused for all tests
 /// against it; AABB and sphere trees share the relative rotation for the whole query
 /// (van den Bergen 1998, §3). The report is cleared first.
 pub fn collide_relative<B: BoundingVolume>(
@@ -189,6 +193,8 @@ pub(super) struct Traversal<'a, B: BoundingVolume, const TRACE: bool, const CUT:
     rot_ab: Matrix3,
     pos_ab: Vector,
     first: bool,
+    /// The instructions of the paired box tests ([`Wide::detect`]).
+    wide: Wide,
     /// The models' bounding spheres are disjoint and too far apart for single precision.
     far: bool,
     /// Called with every contact found; `true` ends the query ([`collide_until`]).
@@ -229,6 +235,7 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
             rot_ab: *rot_ab,
             pos_ab: *pos_ab,
             first: options.mode == ContactMode::FirstContact,
+            wide: Wide::detect(),
             far,
             stop: None,
             report,
@@ -311,8 +318,41 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
     }
 
     /// Continues below the overlapping pair (a, b); `pb` is node b placed in A's frame.
-    /// Returns `true` when a first-contact query is done.
+    /// Returns `true` when a first-contact query is done. The recursion below runs on the
+    /// instructions `wide` allows: compiled once for AVX2 (taken where it was detected) and
+    /// once for any x86-64 or other CPU.
+    #[inline(always)]
     fn descend(&mut self, a: usize, b: usize, pb: &B::Placed) -> bool {
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+        if self.wide.0 == WideKind::Avx2 {
+            // SAFETY: `wide` says AVX2 only where the CPU has it (`Wide::detect`).
+            return unsafe { descend_avx2(self, a, b, pb) };
+        }
+        self.descend_halves(a, b, pb)
+    }
+
+    /// The recursion on any CPU.
+    fn descend_halves(&mut self, a: usize, b: usize, pb: &B::Placed) -> bool {
+        self.descend_in::<false>(a, b, pb)
+    }
+
+    /// The next level of the recursion, on the same instructions as this one.
+    #[inline(always)]
+    fn recurse<const AVX: bool>(&mut self, a: usize, b: usize, pb: &B::Placed) -> bool {
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+        if AVX {
+            // SAFETY: `AVX` is true only below `descend_avx2`, entered where AVX2 was detected.
+            return unsafe { descend_avx2(self, a, b, pb) };
+        }
+        self.descend_halves(a, b, pb)
+    }
+
+    /// The body of the recursion below an overlapping pair: a pair of leaves is a triangle
+    /// test; otherwise the descend rule picks the node to split and both child pairs are tested
+    /// together ([`BoundingVolume::overlaps_pair`]), then the overlapping ones are visited
+    /// (first contact: the nearer first).
+    #[inline(always)]
+    fn descend_in<const AVX: bool>(&mut self, a: usize, b: usize, pb: &B::Placed) -> bool {
         if TRACE {
             self.out.push((a as u32, b as u32));
         }
@@ -326,27 +366,48 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
                 self.leaves(node_a.leaf_triangle(), node_b.leaf_triangle())
             }
             (Some((al, ar)), Some(_)) if node_a.bv.size() >= node_b.bv.size() => {
-                self.split_a(al, ar, b, pb)
+                self.split_a::<AVX>(al, ar, b, pb)
             }
-            (Some((al, ar)), None) => self.split_a(al, ar, b, pb),
-            (_, Some((bl, br))) => self.split_b(a, bl, br),
+            (Some((al, ar)), None) => self.split_a::<AVX>(al, ar, b, pb),
+            (_, Some((bl, br))) => self.split_b::<AVX>(a, bl, br),
+        }
+    }
+
+    /// The instructions of the paired tests at this level of the recursion.
+    #[inline(always)]
+    fn wide<const AVX: bool>() -> Wide {
+        if AVX {
+            Wide(WideKind::Avx2)
+        } else {
+            Wide::HALVES
         }
     }
 
     #[inline(always)]
-    fn split_a(&mut self, al: usize, ar: usize, b: usize, pb: &B::Placed) -> bool {
+    fn split_a<const AVX: bool>(&mut self, al: usize, ar: usize, b: usize, pb: &B::Placed) -> bool {
         prefetch_children(self.na, al);
         prefetch_children(self.na, ar);
-        let mut order = [al, ar];
+        self.report.bv_tests += 2;
+        let (bl, br) = (&self.na[al].bv, &self.na[ar].bv);
+        let hit = B::overlaps_pair(&self.query, [bl, br], [pb, pb], Self::wide::<AVX>());
+        let mut order = [(al, 0), (ar, 1)];
         if self.first
-            && B::center_distance2(&self.na[ar].bv, pb) < B::center_distance2(&self.na[al].bv, pb)
+            && hit[0]
+            && hit[1]
+            && B::center_distance2(br, pb) < B::center_distance2(bl, pb)
         {
-            order = [ar, al];
+            order.swap(0, 1);
         }
-        for (k, c) in order.into_iter().enumerate() {
-            if self.pair(c, b, Some(pb)) {
+        for (k, &(c, i)) in order.iter().enumerate() {
+            if !hit[i] {
+                if CUT {
+                    self.out.push((c as u32, b as u32));
+                }
+                continue;
+            }
+            if self.recurse::<AVX>(c, b, pb) {
                 if k == 0 {
-                    self.skip(order[1], b);
+                    self.skip(order[1].0, b);
                 }
                 return true;
             }
@@ -355,24 +416,39 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
     }
 
     #[inline(always)]
-    fn split_b(&mut self, a: usize, bl: usize, br: usize) -> bool {
+    fn split_b<const AVX: bool>(&mut self, a: usize, bl: usize, br: usize) -> bool {
         prefetch_children(self.nb, bl);
         prefetch_children(self.nb, br);
-        let node_a = &self.na[a].bv;
         // Placed boxes are 144 bytes: they stay where they are made and are passed by
         // reference (moving or swapping them costs a copy per test).
         let placed = [
             B::place(&self.query, &self.nb[bl].bv),
             B::place(&self.query, &self.nb[br].bv),
         ];
+        self.report.bv_tests += 2;
+        let node_a = &self.na[a].bv;
+        let hit = B::overlaps_pair(
+            &self.query,
+            [node_a, node_a],
+            [&placed[0], &placed[1]],
+            Self::wide::<AVX>(),
+        );
         let mut order = [(bl, 0), (br, 1)];
         if self.first
+            && hit[0]
+            && hit[1]
             && B::center_distance2(node_a, &placed[1]) < B::center_distance2(node_a, &placed[0])
         {
             order.swap(0, 1);
         }
-        for (k, &(c, p)) in order.iter().enumerate() {
-            if self.pair(a, c, Some(&placed[p])) {
+        for (k, &(c, i)) in order.iter().enumerate() {
+            if !hit[i] {
+                if CUT {
+                    self.out.push((a as u32, c as u32));
+                }
+                continue;
+            }
+            if self.recurse::<AVX>(a, c, &placed[i]) {
                 if k == 0 {
                     self.skip(a, order[1].0);
                 }
@@ -399,6 +475,18 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
         }
         false
     }
+}
+
+/// The recursion compiled for AVX2: the paired box tests run on 8-lane registers.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+#[target_feature(enable = "avx2")]
+fn descend_avx2<B: BoundingVolume, const TRACE: bool, const CUT: bool>(
+    t: &mut Traversal<'_, B, TRACE, CUT>,
+    a: usize,
+    b: usize,
+    pb: &B::Placed,
+) -> bool {
+    t.descend_in::<true>(a, b, pb)
 }
 
 /// What lies below an overlapping pair ([`Traversal::expand`]).

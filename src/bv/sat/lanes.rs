@@ -244,6 +244,243 @@ impl Mask4 {
     }
 }
 
+/// Which instructions the paired box tests ([`super::separated_f32_pair`]) run on: two tests
+/// side by side in one 8-lane AVX2 register, or as two 4-lane halves (SSE or portable).
+///
+/// A value that says AVX2 exists only where the CPU has AVX2: the sole way to get one is
+/// [`Wide::detect`] (run-time detection). Both give bit-identical results: every lane sees the
+/// same IEEE single-precision operations in the same order, and no fused multiply-add.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wide(pub(crate) WideKind);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WideKind {
+    /// Two 4-lane halves ([`F32x4`]).
+    Halves,
+    /// One 256-bit AVX register (x86-64 with AVX2 detected at run time).
+    Avx2,
+}
+
+impl Wide {
+    /// Two 4-lane halves: valid on every CPU.
+    pub const HALVES: Wide = Wide(WideKind::Halves);
+
+    /// AVX2 if this CPU has it (x86-64 without the `portable-sat` feature), else
+    /// [`Wide::HALVES`]. The detection is cached by the standard library.
+    pub fn detect() -> Wide {
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return Wide(WideKind::Avx2);
+        }
+        Wide::HALVES
+    }
+
+    /// `"avx2"` or `"halves"`.
+    pub fn name(self) -> &'static str {
+        match self.0 {
+            WideKind::Halves => "halves",
+            WideKind::Avx2 => "avx2",
+        }
+    }
+}
+
+/// Eight `f32` lanes seen as two 4-lane halves: every operation acts on each half as the
+/// [`F32x4`] operation of the same name (shuffles stay within a half), so a paired test computes
+/// exactly the two single tests.
+pub(crate) trait X8: Copy {
+    type M: Copy;
+    fn load2(lo: &[f32], hi: &[f32]) -> Self;
+    fn splat2(lo: f32, hi: f32) -> Self;
+    fn splat(x: f32) -> Self {
+        Self::splat2(x, x)
+    }
+    fn add(self, b: Self) -> Self;
+    fn sub(self, b: Self) -> Self;
+    fn mul(self, b: Self) -> Self;
+    fn abs(self) -> Self;
+    fn gt(self, b: Self) -> Self::M;
+    fn rot1(self) -> Self;
+    fn rot2(self) -> Self;
+    fn broadcast<const K: usize>(self) -> Self;
+    fn transpose3(a: Self, b: Self, c: Self) -> [Self; 3];
+    fn none() -> Self::M;
+    fn or(a: Self::M, b: Self::M) -> Self::M;
+    /// Per half: whether any of its lanes 0, 1, 2 is set.
+    fn any3(m: Self::M) -> [bool; 2];
+}
+
+/// Two [`F32x4`] halves.
+#[derive(Clone, Copy)]
+pub(crate) struct Halves([F32x4; 2]);
+
+impl X8 for Halves {
+    type M = [Mask4; 2];
+    #[inline(always)]
+    fn load2(lo: &[f32], hi: &[f32]) -> Self {
+        Halves([F32x4::load(lo), F32x4::load(hi)])
+    }
+    #[inline(always)]
+    fn splat2(lo: f32, hi: f32) -> Self {
+        Halves([F32x4::splat(lo), F32x4::splat(hi)])
+    }
+    #[inline(always)]
+    fn add(self, b: Self) -> Self {
+        Halves([self.0[0].add(b.0[0]), self.0[1].add(b.0[1])])
+    }
+    #[inline(always)]
+    fn sub(self, b: Self) -> Self {
+        Halves([self.0[0].sub(b.0[0]), self.0[1].sub(b.0[1])])
+    }
+    #[inline(always)]
+    fn mul(self, b: Self) -> Self {
+        Halves([self.0[0].mul(b.0[0]), self.0[1].mul(b.0[1])])
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        Halves([self.0[0].abs(), self.0[1].abs()])
+    }
+    #[inline(always)]
+    fn gt(self, b: Self) -> [Mask4; 2] {
+        [self.0[0].gt(b.0[0]), self.0[1].gt(b.0[1])]
+    }
+    #[inline(always)]
+    fn rot1(self) -> Self {
+        Halves([self.0[0].rot1(), self.0[1].rot1()])
+    }
+    #[inline(always)]
+    fn rot2(self) -> Self {
+        Halves([self.0[0].rot2(), self.0[1].rot2()])
+    }
+    #[inline(always)]
+    fn broadcast<const K: usize>(self) -> Self {
+        Halves([self.0[0].broadcast::<K>(), self.0[1].broadcast::<K>()])
+    }
+    #[inline(always)]
+    fn transpose3(a: Self, b: Self, c: Self) -> [Self; 3] {
+        let lo = F32x4::transpose3(a.0[0], b.0[0], c.0[0]);
+        let hi = F32x4::transpose3(a.0[1], b.0[1], c.0[1]);
+        [
+            Halves([lo[0], hi[0]]),
+            Halves([lo[1], hi[1]]),
+            Halves([lo[2], hi[2]]),
+        ]
+    }
+    #[inline(always)]
+    fn none() -> [Mask4; 2] {
+        [Mask4::none(); 2]
+    }
+    #[inline(always)]
+    fn or(a: [Mask4; 2], b: [Mask4; 2]) -> [Mask4; 2] {
+        [a[0].or(b[0]), a[1].or(b[1])]
+    }
+    #[inline(always)]
+    fn any3(m: [Mask4; 2]) -> [bool; 2] {
+        [m[0].any3(), m[1].any3()]
+    }
+}
+
+/// One AVX register. Its operations are only ever executed where AVX2 was detected (a
+/// [`Wide`] that says so); they are inlined into the traversal compiled for AVX2.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+#[derive(Clone, Copy)]
+pub(crate) struct Avx8(__m256);
+
+// SAFETY (every `unsafe` block of this impl): the AVX intrinsics run only on CPUs where AVX2
+// was detected: `Avx8` values are made only on the `WideKind::Avx2` path, which only a
+// detected `Wide` selects. Loads read four floats inside each slice (asserted).
+#[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+impl X8 for Avx8 {
+    type M = __m256;
+    #[inline(always)]
+    fn load2(lo: &[f32], hi: &[f32]) -> Self {
+        assert!(lo.len() >= 4 && hi.len() >= 4);
+        unsafe {
+            Avx8(_mm256_set_m128(
+                _mm_loadu_ps(hi.as_ptr()),
+                _mm_loadu_ps(lo.as_ptr()),
+            ))
+        }
+    }
+    #[inline(always)]
+    fn splat2(lo: f32, hi: f32) -> Self {
+        unsafe { Avx8(_mm256_set_m128(_mm_set1_ps(hi), _mm_set1_ps(lo))) }
+    }
+    #[inline(always)]
+    fn add(self, b: Self) -> Self {
+        unsafe { Avx8(_mm256_add_ps(self.0, b.0)) }
+    }
+    #[inline(always)]
+    fn sub(self, b: Self) -> Self {
+        unsafe { Avx8(_mm256_sub_ps(self.0, b.0)) }
+    }
+    #[inline(always)]
+    fn mul(self, b: Self) -> Self {
+        unsafe { Avx8(_mm256_mul_ps(self.0, b.0)) }
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        unsafe { Avx8(_mm256_andnot_ps(_mm256_set1_ps(-0.0), self.0)) }
+    }
+    #[inline(always)]
+    fn gt(self, b: Self) -> __m256 {
+        unsafe { _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, b.0) }
+    }
+    #[inline(always)]
+    fn rot1(self) -> Self {
+        unsafe { Avx8(_mm256_shuffle_ps::<0b11_00_10_01>(self.0, self.0)) }
+    }
+    #[inline(always)]
+    fn rot2(self) -> Self {
+        unsafe { Avx8(_mm256_shuffle_ps::<0b11_01_00_10>(self.0, self.0)) }
+    }
+    #[inline(always)]
+    fn broadcast<const K: usize>(self) -> Self {
+        unsafe {
+            Avx8(match K {
+                0 => _mm256_shuffle_ps::<0x00>(self.0, self.0),
+                1 => _mm256_shuffle_ps::<0x55>(self.0, self.0),
+                _ => _mm256_shuffle_ps::<0xAA>(self.0, self.0),
+            })
+        }
+    }
+    #[inline(always)]
+    fn transpose3(a: Self, b: Self, c: Self) -> [Self; 3] {
+        // As `F32x4::transpose3`, within each 128-bit half: `movelh` is `unpacklo_pd`,
+        // `movehl(x, y)` is `unpackhi_pd(y, x)`.
+        unsafe {
+            let zero = _mm256_setzero_ps();
+            let t0 = _mm256_unpacklo_ps(a.0, b.0);
+            let t1 = _mm256_unpackhi_ps(a.0, b.0);
+            let t2 = _mm256_unpacklo_ps(c.0, zero);
+            let t3 = _mm256_unpackhi_ps(c.0, zero);
+            let (t0, t1, t2, t3) = (
+                _mm256_castps_pd(t0),
+                _mm256_castps_pd(t1),
+                _mm256_castps_pd(t2),
+                _mm256_castps_pd(t3),
+            );
+            [
+                Avx8(_mm256_castpd_ps(_mm256_unpacklo_pd(t0, t2))),
+                Avx8(_mm256_castpd_ps(_mm256_unpackhi_pd(t0, t2))),
+                Avx8(_mm256_castpd_ps(_mm256_unpacklo_pd(t1, t3))),
+            ]
+        }
+    }
+    #[inline(always)]
+    fn none() -> __m256 {
+        unsafe { _mm256_setzero_ps() }
+    }
+    #[inline(always)]
+    fn or(a: __m256, b: __m256) -> __m256 {
+        unsafe { _mm256_or_ps(a, b) }
+    }
+    #[inline(always)]
+    fn any3(m: __m256) -> [bool; 2] {
+        let bits = unsafe { _mm256_movemask_ps(m) };
+        [bits & 0b111 != 0, bits & 0b111_0000 != 0]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

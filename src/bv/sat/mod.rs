@@ -18,7 +18,7 @@
 pub mod lanes;
 
 use crate::math::Real;
-use lanes::{F32x4, Mask4};
+use lanes::{F32x4, Mask4, X8};
 
 /// Whether one of the separating axes proves two boxes disjoint.
 ///
@@ -159,6 +159,139 @@ pub fn separated_f32(
         any = any.or(lhs.gt(rhs));
     }
     any.any3()
+}
+
+/// One side of a paired test: a stored box of A (15 floats, as for [`separated_f32`]) and a
+/// placed box of B (its axes, their transpose and its half extents, lane 3 zero), the vector `d`
+/// from A's centre to B's and the absolute slack of that test.
+#[derive(Clone, Copy)]
+pub struct SatPair<'a> {
+    /// The stored box of A.
+    pub a: &'a [f32; 15],
+    /// B's axes in A's frame.
+    pub b_axes: &'a [[f32; 4]; 3],
+    /// Their transpose.
+    pub b_rows: &'a [[f32; 4]; 3],
+    /// B's half extents.
+    pub b_half: &'a [f32; 4],
+    /// B's centre minus A's (A's frame).
+    pub d: [f32; 3],
+    /// The absolute slack of this test.
+    pub slack: f32,
+}
+
+/// Two separating axis tests at once: `[separated_f32(p[0]…), separated_f32(p[1]…)]`, the
+/// same results bit for bit (each test in its own half of eight lanes, the same operations in
+/// the same order). Traversals test both children of a split together; the halves share the
+/// instructions, and the early exits are taken when both tests are decided.
+#[inline(always)]
+pub fn separated_f32_pair(
+    wide: lanes::Wide,
+    p: [SatPair<'_>; 2],
+    eps: f32,
+    lite: bool,
+) -> [bool; 2] {
+    match wide.0 {
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+        lanes::WideKind::Avx2 => separated_x8::<lanes::Avx8>(p, eps, lite),
+        _ => separated_x8::<lanes::Halves>(p, eps, lite),
+    }
+}
+
+/// [`separated_f32`] on two halves (see [`separated_f32_pair`]).
+#[inline(always)]
+fn separated_x8<W: X8>(p: [SatPair<'_>; 2], eps: f32, lite: bool) -> [bool; 2] {
+    let [p0, p1] = p;
+    let colx = W::load2(&p0.a[0..], &p1.a[0..]);
+    let coly = W::load2(&p0.a[3..], &p1.a[3..]);
+    let colz = W::load2(&p0.a[6..], &p1.a[6..]);
+    let ha = W::load2(&p0.a[9..], &p1.a[9..]);
+    let (dx, dy, dz) = (
+        W::splat2(p0.d[0], p1.d[0]),
+        W::splat2(p0.d[1], p1.d[1]),
+        W::splat2(p0.d[2], p1.d[2]),
+    );
+    let epsv = W::splat(eps);
+    let sl = W::splat2(p0.slack, p1.slack);
+    // No closures, `array::from_fn` or `map` here: they are not always inlined, and an AVX
+    // operation left in a function not compiled for AVX becomes a call per operation.
+    #[inline(always)]
+    fn madd<W: X8>(c: [W; 3], x: W, y: W, z: W) -> W {
+        c[0].mul(x).add(c[1].mul(y)).add(c[2].mul(z))
+    }
+    #[inline(always)]
+    fn column<W: X8>(c: [W; 3], bj: W) -> W {
+        madd(
+            c,
+            bj.broadcast::<0>(),
+            bj.broadcast::<1>(),
+            bj.broadcast::<2>(),
+        )
+    }
+    let cols = [colx, coly, colz];
+    let t = madd(cols, dx, dy, dz);
+    let rc = [
+        column(cols, W::load2(&p0.b_axes[0], &p1.b_axes[0])),
+        column(cols, W::load2(&p0.b_axes[1], &p1.b_axes[1])),
+        column(cols, W::load2(&p0.b_axes[2], &p1.b_axes[2])),
+    ];
+    let ra = [
+        rc[0].abs().add(epsv),
+        rc[1].abs().add(epsv),
+        rc[2].abs().add(epsv),
+    ];
+    let hbv = W::load2(p0.b_half, p1.b_half);
+    let hb = [
+        hbv.broadcast::<0>(),
+        hbv.broadcast::<1>(),
+        hbv.broadcast::<2>(),
+    ];
+    // A's face axes.
+    let rhs = ha
+        .add(sl)
+        .add(hb[0].mul(ra[0]).add(hb[1].mul(ra[1])).add(hb[2].mul(ra[2])));
+    let mut sep = W::any3(t.abs().gt(rhs));
+    if sep[0] && sep[1] {
+        return sep;
+    }
+    // B's face axes.
+    let bt = [
+        W::load2(&p0.b_rows[0], &p1.b_rows[0]),
+        W::load2(&p0.b_rows[1], &p1.b_rows[1]),
+        W::load2(&p0.b_rows[2], &p1.b_rows[2]),
+    ];
+    let sb = bt[0].mul(dx).add(bt[1].mul(dy)).add(bt[2].mul(dz));
+    let rows = W::transpose3(ra[0], ra[1], ra[2]);
+    let (ha0, ha1, ha2) = (
+        ha.broadcast::<0>(),
+        ha.broadcast::<1>(),
+        ha.broadcast::<2>(),
+    );
+    let rhs = hbv
+        .add(sl)
+        .add(ha0.mul(rows[0]).add(ha1.mul(rows[1])).add(ha2.mul(rows[2])));
+    let face_b = W::any3(sb.abs().gt(rhs));
+    sep = [sep[0] | face_b[0], sep[1] | face_b[1]];
+    if (sep[0] && sep[1]) || lite {
+        return sep;
+    }
+    // Edge–edge axes.
+    let (t1r, t2r) = (t.rot1(), t.rot2());
+    let (ha1r, ha2r) = (ha.rot1(), ha.rot2());
+    let mut any = W::none();
+    for (j, rcj) in rc.iter().enumerate() {
+        let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
+        let (c1, c2) = (rcj.rot1(), rcj.rot2());
+        let lhs = t2r.mul(c1).sub(t1r.mul(c2)).abs();
+        let (a1, a2) = (c1.abs().add(epsv), c2.abs().add(epsv));
+        let rhs = ha1r
+            .mul(a2)
+            .add(ha2r.mul(a1))
+            .add(hb[j1].mul(ra[j2]).add(hb[j2].mul(ra[j1])).add(sl));
+        any = W::or(any, lhs.gt(rhs));
+    }
+    let edge = W::any3(any);
+    [sep[0] | edge[0], sep[1] | edge[1]]
 }
 
 /// B's axes (`cols[k][j]` = coordinate `k` of axis `j`) rotated by the matrix with columns `m`
