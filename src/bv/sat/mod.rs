@@ -246,14 +246,13 @@ fn separated_x8<W: X8>(p: [SatPair<'_>; 2], eps: f32, lite: bool) -> [bool; 2] {
         hbv.broadcast::<1>(),
         hbv.broadcast::<2>(),
     ];
-    // A's face axes.
+    // A's face axes. No early exit here: whether both tests end at these axes is hard to
+    // predict, and B's face axes cost less than the mispredictions (−8% on the teapot pose
+    // set, neutral on the scene paths).
     let rhs = ha
         .add(sl)
         .add(hb[0].mul(ra[0]).add(hb[1].mul(ra[1])).add(hb[2].mul(ra[2])));
     let mut sep = W::any3(t.abs().gt(rhs));
-    if sep[0] && sep[1] {
-        return sep;
-    }
     // B's face axes.
     let bt = [
         W::load2(&p0.b_rows[0], &p1.b_rows[0]),
