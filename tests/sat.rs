@@ -275,7 +275,7 @@ proptest! {
     /// The paired test the traversal runs (both children of a split at once, on AVX2 where the
     /// CPU has it, else on two 4-lane halves) gives exactly the two single tests, whichever
     /// side changes between the halves (two boxes of A against one of B, or one of A against
-    /// two of B).
+    /// two of B); so does placing two boxes of B at once.
     #[test]
     fn paired_overlap_tests_equal_the_single_tests(
         a0 in any_box(false),
@@ -291,7 +291,11 @@ proptest! {
         let pos = pose.translation.vector;
         let q = Obb::prepare(&rot, &pos, 1e-9, &OverlapOptions { epsilon: 1e-6, sat: if lite { SatMode::Lite } else { SatMode::Full } });
         let (a0, a1) = (obb_of(&a0), obb_of(&a1));
-        let (p0, p1) = (Obb::place(&q, &obb_of(&b0)), Obb::place(&q, &obb_of(&b1)));
+        let (b0, b1) = (obb_of(&b0), obb_of(&b1));
+        let (p0, p1) = (Obb::place(&q, &b0), Obb::place(&q, &b1));
+        // Placing two boxes at once gives the two placements, bit for bit.
+        prop_assert_eq!(Obb::place_pair(&q, [&b0, &b1], Wide::HALVES), [p0, p1]);
+        prop_assert_eq!(Obb::place_pair(&q, [&b0, &b1], Wide::detect()), [p0, p1]);
         let (a, b) = match shape {
             0 => ([&a0, &a1], [&p0, &p0]),
             1 => ([&a0, &a0], [&p0, &p1]),

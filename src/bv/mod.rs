@@ -196,6 +196,13 @@ pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
     fn place(query: &Self::Query, b: &Self) -> Self::Placed;
     /// `false` only if `a` (A's frame) and the placed `b` are disjoint.
     fn overlaps(query: &Self::Query, a: &Self, b: &Self::Placed) -> bool;
+    /// Places two volumes of B at once: `[place(b[0]), place(b[1])]`, exactly (`wide` as for
+    /// [`BoundingVolume::overlaps_pair`]).
+    #[inline(always)]
+    fn place_pair(query: &Self::Query, b: [&Self; 2], wide: sat::lanes::Wide) -> [Self::Placed; 2] {
+        let _ = wide;
+        [Self::place(query, b[0]), Self::place(query, b[1])]
+    }
     /// Two tests at once: `[overlaps(a[0], b[0]), overlaps(a[1], b[1])]`, exactly (a split
     /// tests both children: one box of A against two placed boxes of B, or two of A against
     /// one of B). `wide` says which instructions may run ([`sat::lanes::Wide::detect`]); OBBs

@@ -36,6 +36,33 @@ const _: () = {
 };
 
 impl Obb {
+    /// `b` placed in A's frame, given its rotated axes and their transpose. Axes in single
+    /// precision (their rounding is far inside the test's slack); the centre in double
+    /// precision, as the distance between centres must not carry the absolute rounding error
+    /// of large coordinates.
+    #[inline(always)]
+    fn placed(q: &ObbQuery, b: &Obb, axes: [[f32; 4]; 3], bt: [[f32; 4]; 3]) -> PlacedObb {
+        let m = &q.rot_ab;
+        let (x, y, z) = (
+            b.center[0] as Real,
+            b.center[1] as Real,
+            b.center[2] as Real,
+        );
+        let center = [
+            m[(0, 0)] * x + m[(0, 1)] * y + m[(0, 2)] * z + q.pos_ab.x,
+            m[(1, 0)] * x + m[(1, 1)] * y + m[(1, 2)] * z + q.pos_ab.y,
+            m[(2, 0)] * x + m[(2, 1)] * y + m[(2, 2)] * z + q.pos_ab.z,
+        ];
+        let h = b.half;
+        PlacedObb {
+            axes,
+            bt,
+            half: [h[0], h[1], h[2], 0.0],
+            sum_half: h[0] + h[1] + h[2],
+            center,
+        }
+    }
+
     /// The absolute slack of one test of `a` against the placed `b` ([`SLACK`]; `d` from A's
     /// centre to B's).
     #[inline(always)]
@@ -364,7 +391,7 @@ fn hull_covariance(points: &[Point], origin: &Point) -> Option<Matrix3> {
 
 /// B's box expressed in A's frame, laid out for the overlap test: B's axes in A's frame in
 /// single precision, also transposed, the half extents, and the centre in double precision.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C, align(16))]
 pub struct PlacedObb {
     /// `axes[j]` = axis `j` (lane 3 zero).
@@ -457,29 +484,15 @@ impl BoundingVolume for Obb {
 
     #[inline(always)]
     fn place(q: &ObbQuery, b: &Obb) -> PlacedObb {
-        // Axes in single precision (their rounding is far inside the test's slack); the centre
-        // in double precision, as the distance between centres must not carry the absolute
-        // rounding error of large coordinates.
-        let m = &q.rot_ab;
-        let (x, y, z) = (
-            b.center[0] as Real,
-            b.center[1] as Real,
-            b.center[2] as Real,
-        );
-        let center = [
-            m[(0, 0)] * x + m[(0, 1)] * y + m[(0, 2)] * z + q.pos_ab.x,
-            m[(1, 0)] * x + m[(1, 1)] * y + m[(1, 2)] * z + q.pos_ab.y,
-            m[(2, 0)] * x + m[(2, 1)] * y + m[(2, 2)] * z + q.pos_ab.z,
-        ];
-        let h = b.half;
         let (axes, bt) = sat::rotate_axes(&q.rot_cols, &b.cols);
-        PlacedObb {
-            axes,
-            bt,
-            half: [h[0], h[1], h[2], 0.0],
-            sum_half: h[0] + h[1] + h[2],
-            center,
-        }
+        Self::placed(q, b, axes, bt)
+    }
+
+    #[inline(always)]
+    fn place_pair(q: &ObbQuery, b: [&Obb; 2], wide: sat::lanes::Wide) -> [PlacedObb; 2] {
+        let [(x0, t0), (x1, t1)] =
+            sat::rotate_axes_pair(wide, &q.rot_cols, [&b[0].cols, &b[1].cols]);
+        [Self::placed(q, b[0], x0, t0), Self::placed(q, b[1], x1, t1)]
     }
 
     #[inline(always)]

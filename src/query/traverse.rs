@@ -421,10 +421,11 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
         prefetch_children(self.nb, br);
         // Placed boxes are 144 bytes: they stay where they are made and are passed by
         // reference (moving or swapping them costs a copy per test).
-        let placed = [
-            B::place(&self.query, &self.nb[bl].bv),
-            B::place(&self.query, &self.nb[br].bv),
-        ];
+        let placed = B::place_pair(
+            &self.query,
+            [&self.nb[bl].bv, &self.nb[br].bv],
+            Self::wide::<AVX>(),
+        );
         self.report.bv_tests += 2;
         let node_a = &self.na[a].bv;
         let hit = B::overlaps_pair(

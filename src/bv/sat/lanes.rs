@@ -307,6 +307,8 @@ pub(crate) trait X8: Copy {
     fn or(a: Self::M, b: Self::M) -> Self::M;
     /// Per half: whether any of its lanes 0, 1, 2 is set.
     fn any3(m: Self::M) -> [bool; 2];
+    /// The two halves.
+    fn to_arrays(self) -> [[f32; 4]; 2];
 }
 
 /// Two [`F32x4`] halves.
@@ -376,6 +378,10 @@ impl X8 for Halves {
     #[inline(always)]
     fn any3(m: [Mask4; 2]) -> [bool; 2] {
         [m[0].any3(), m[1].any3()]
+    }
+    #[inline(always)]
+    fn to_arrays(self) -> [[f32; 4]; 2] {
+        [self.0[0].to_array(), self.0[1].to_array()]
     }
 }
 
@@ -478,6 +484,15 @@ impl X8 for Avx8 {
     fn any3(m: __m256) -> [bool; 2] {
         let bits = unsafe { _mm256_movemask_ps(m) };
         [bits & 0b111 != 0, bits & 0b111_0000 != 0]
+    }
+    #[inline(always)]
+    fn to_arrays(self) -> [[f32; 4]; 2] {
+        let mut out = [[0.0; 4]; 2];
+        unsafe {
+            _mm_storeu_ps(out[0].as_mut_ptr(), _mm256_castps256_ps128(self.0));
+            _mm_storeu_ps(out[1].as_mut_ptr(), _mm256_extractf128_ps::<1>(self.0));
+        }
+        out
     }
 }
 
