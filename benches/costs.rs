@@ -4,6 +4,7 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use obbtree::bv::BoundingVolume;
+use obbtree::bv::sat::lanes::Wide;
 use obbtree::math::transform_point;
 use obbtree::pose::read_poses;
 use obbtree::prelude::*;
@@ -40,6 +41,65 @@ fn tested_pairs(a: &Bvh<Obb>, b: &Bvh<Obb>, poses: &[(Matrix3, Vector)]) -> (Vec
         }
     }
     (boxes, leaves)
+}
+
+/// One split of the traversal: the node split and both children.
+enum Split {
+    /// A's children `[l, r]` against B's node, already placed.
+    A([usize; 2], <Obb as BoundingVolume>::Placed),
+    /// A's node against B's children `[l, r]`, to be placed.
+    B(usize, [usize; 2]),
+}
+
+struct SplitAt {
+    pose: usize,
+    kind: Split,
+}
+
+/// The splits a traversal with the descend rule makes (both children of every overlapping
+/// internal pair).
+fn tested_splits(
+    a: &Bvh<Obb>,
+    b: &Bvh<Obb>,
+    poses: &[(Matrix3, Vector)],
+    queries: &[<Obb as BoundingVolume>::Query],
+) -> Vec<SplitAt> {
+    let mut out = Vec::new();
+    for (k, q) in queries.iter().enumerate().take(poses.len()) {
+        let mut stack = vec![(0usize, 0usize)];
+        while let Some((i, j)) = stack.pop() {
+            let (na, nb) = (&a.nodes()[i], &b.nodes()[j]);
+            let pb = Obb::place(q, &nb.bv);
+            if !Obb::overlaps(q, &na.bv, &pb) {
+                continue;
+            }
+            match (na.children(), nb.children()) {
+                (None, None) => {}
+                (Some((l, r)), Some(_)) if na.bv.size() >= nb.bv.size() => {
+                    out.push(SplitAt {
+                        pose: k,
+                        kind: Split::A([l, r], pb),
+                    });
+                    stack.extend([(l, j), (r, j)]);
+                }
+                (Some((l, r)), None) => {
+                    out.push(SplitAt {
+                        pose: k,
+                        kind: Split::A([l, r], pb),
+                    });
+                    stack.extend([(l, j), (r, j)]);
+                }
+                (_, Some((l, r))) => {
+                    out.push(SplitAt {
+                        pose: k,
+                        kind: Split::B(i, [l, r]),
+                    });
+                    stack.extend([(i, l), (i, r)]);
+                }
+            }
+        }
+    }
+    out
 }
 
 fn costs(c: &mut Criterion) {
@@ -92,6 +152,42 @@ fn costs(c: &mut Criterion) {
             black_box(n)
         })
     });
+    // The traversal's own unit: both child pairs of a split tested together (eight lanes on
+    // AVX2), B's two children placed together when B is split (when A is split, B's node was
+    // placed once by the parent pair, as in the traversal).
+    let splits = tested_splits(&a, &b, &poses, &queries);
+    let wide = Wide::detect();
+    g.throughput(Throughput::Elements(2 * splits.len() as u64));
+    g.bench_function(
+        format!(
+            "C_v paired (split: both children at once, {}), per box test",
+            wide.name()
+        ),
+        |bench| {
+            bench.iter(|| {
+                let mut n = 0usize;
+                for s in &splits {
+                    let q = &queries[s.pose];
+                    let hit = match s.kind {
+                        Split::A([l, r], ref pb) => Obb::overlaps_pair(
+                            q,
+                            [&a.nodes()[l].bv, &a.nodes()[r].bv],
+                            [pb, pb],
+                            wide,
+                        ),
+                        Split::B(i, [l, r]) => {
+                            let [pl, pr] =
+                                Obb::place_pair(q, [&b.nodes()[l].bv, &b.nodes()[r].bv], wide);
+                            let na = &a.nodes()[i].bv;
+                            Obb::overlaps_pair(q, [na, na], [&pl, &pr], wide)
+                        }
+                    };
+                    n += hit[0] as usize + hit[1] as usize;
+                }
+                black_box(n)
+            })
+        },
+    );
     g.throughput(Throughput::Elements(leaves.len() as u64));
     g.bench_function(
         "C_p transform of B triangle + triangle test, per tri test",

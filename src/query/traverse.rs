@@ -377,7 +377,8 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
     #[inline(always)]
     fn wide<const AVX: bool>() -> Wide {
         if AVX {
-            Wide(WideKind::Avx2)
+            // Inline: this level runs in `descend_avx2`, compiled for AVX2.
+            Wide(WideKind::Avx2Inline)
         } else {
             Wide::HALVES
         }

@@ -193,9 +193,30 @@ pub fn separated_f32_pair(
 ) -> [bool; 2] {
     match wide.0 {
         #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
-        lanes::WideKind::Avx2 => separated_x8::<lanes::Avx8>(p, eps, lite),
+        // SAFETY: a `Wide` says AVX2 only where the CPU has it (`Wide::detect`).
+        lanes::WideKind::Avx2 => unsafe { separated_avx2(p, eps, lite) },
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+        lanes::WideKind::Avx2Inline => separated_x8::<lanes::Avx8>(p, eps, lite),
         _ => separated_x8::<lanes::Halves>(p, eps, lite),
     }
+}
+
+/// [`separated_x8`] compiled for AVX2: inlined into callers compiled for AVX2 (the
+/// traversal's recursion), one call from any other caller (without it, each AVX operation
+/// would be a call).
+#[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn separated_avx2(p: [SatPair<'_>; 2], eps: f32, lite: bool) -> [bool; 2] {
+    separated_x8::<lanes::Avx8>(p, eps, lite)
+}
+
+/// [`rotate_x8`] compiled for AVX2 (see [`separated_avx2`]).
+#[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn rotate_avx2(m: &[[f32; 4]; 3], cols: [&[[f32; 3]; 3]; 2]) -> [RotatedAxes; 2] {
+    rotate_x8::<lanes::Avx8>(m, cols)
 }
 
 /// [`separated_f32`] on two halves (see [`separated_f32_pair`]).
@@ -321,7 +342,10 @@ pub fn rotate_axes_pair(
 ) -> [RotatedAxes; 2] {
     match wide.0 {
         #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
-        lanes::WideKind::Avx2 => rotate_x8::<lanes::Avx8>(m, cols),
+        // SAFETY: a `Wide` says AVX2 only where the CPU has it (`Wide::detect`).
+        lanes::WideKind::Avx2 => unsafe { rotate_avx2(m, cols) },
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+        lanes::WideKind::Avx2Inline => rotate_x8::<lanes::Avx8>(m, cols),
         _ => rotate_x8::<lanes::Halves>(m, cols),
     }
 }
