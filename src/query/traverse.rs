@@ -3,7 +3,9 @@
 use super::{CollisionReport, ContactMode, QueryOptions, tri_tri::triangles_intersect};
 use crate::bv::BoundingVolume;
 use crate::bv::OverlapOptions;
-use crate::bv::sat::lanes::{Wide, WideKind};
+use crate::bv::sat::lanes::Wide;
+#[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+use crate::bv::sat::lanes::WideKind;
 use crate::bvh::{Bvh, Node};
 use crate::math::{Isometry, Matrix3, Real, Vector, relative_pose, transform_point};
 use crate::mesh::TriMesh;
@@ -194,6 +196,10 @@ pub(super) struct Traversal<'a, B: BoundingVolume, const TRACE: bool, const CUT:
     pos_ab: Vector,
     first: bool,
     /// The instructions of the paired box tests ([`Wide::detect`]).
+    #[cfg_attr(
+        not(all(target_arch = "x86_64", not(feature = "portable-sat"))),
+        allow(dead_code)
+    )]
     wide: Wide,
     /// The models' bounding spheres are disjoint and too far apart for single precision.
     far: bool,
@@ -376,12 +382,12 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
     /// The instructions of the paired tests at this level of the recursion.
     #[inline(always)]
     fn wide<const AVX: bool>() -> Wide {
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
         if AVX {
             // Inline: this level runs in `descend_avx2`, compiled for AVX2.
-            Wide(WideKind::Avx2Inline)
-        } else {
-            Wide::HALVES
+            return Wide(WideKind::Avx2Inline);
         }
+        Wide::HALVES
     }
 
     #[inline(always)]

@@ -259,10 +259,12 @@ pub(crate) enum WideKind {
     Halves,
     /// One 256-bit AVX register (x86-64 with AVX2 detected at run time), for any caller: the
     /// tests run in a function compiled for AVX2 (one call).
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
     Avx2,
     /// The same, for callers that are themselves compiled for AVX2 (the traversal's
     /// recursion): the operations are inlined into the caller. Crate-private: elsewhere each
     /// operation would become a call.
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
     Avx2Inline,
 }
 
@@ -284,6 +286,7 @@ impl Wide {
     pub fn name(self) -> &'static str {
         match self.0 {
             WideKind::Halves => "halves",
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
             WideKind::Avx2 | WideKind::Avx2Inline => "avx2",
         }
     }
