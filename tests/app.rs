@@ -961,3 +961,22 @@ fn uploaded_bytes_load_as_the_same_files_and_bad_bytes_become_the_error_state() 
         "teapot.obj + teapot.obj"
     );
 }
+
+#[test]
+fn the_number_keys_switch_between_the_papers_scenes() {
+    let mut app = input_app();
+    let name = |app: &App| app.world().resource::<CollisionScene>().name.clone();
+    let torpedo = name(&app);
+    for (key, id) in [
+        (KeyCode::Digit2, SceneId::Torus),
+        (KeyCode::Digit1, SceneId::Pipes),
+        (KeyCode::Digit3, SceneId::Torpedo),
+    ] {
+        frame(&mut app, 0.0, Vec2::new(900.0, 400.0), None, Some(key));
+        settle(&mut app);
+        // The scene the panel's list would load for that entry.
+        let label = SceneChoice::Paper(id).label();
+        assert_eq!(name(&app), label, "{key:?}");
+    }
+    assert_eq!(name(&app), torpedo);
+}

@@ -14,6 +14,7 @@ use super::motion::{DragBody, Grab, MotionMode, Playback, PlaybackCommand};
 use super::picking::pick;
 use super::scene::{BodyId, CollisionScene, FrameSet};
 use crate::math::{Point, UnitQuaternion, Vector};
+use crate::scenes::SceneId;
 use bevy::input::mouse::{AccumulatedMouseScroll, MouseScrollUnit};
 use bevy::prelude::*;
 use bevy::window::{FileDragAndDrop, PrimaryWindow};
@@ -106,7 +107,18 @@ fn keyboard(
     mut camera: MessageWriter<CameraCommand>,
     mut compare: ResMut<CompareSettings>,
     mut help: ResMut<HelpVisible>,
+    mut load: MessageWriter<LoadScene>,
 ) {
+    // The paper's scenes by number, in the panel's order.
+    for (key, id) in [
+        (KeyCode::Digit1, SceneId::Pipes),
+        (KeyCode::Digit2, SceneId::Torus),
+        (KeyCode::Digit3, SceneId::Torpedo),
+    ] {
+        if keys.just_pressed(key) {
+            load.write(LoadScene(SceneChoice::Paper(id)));
+        }
+    }
     if keys.just_pressed(KeyCode::KeyP) || keys.just_pressed(KeyCode::Space) {
         commands.write(PlaybackCommand::TogglePause);
     }

@@ -725,6 +725,7 @@ fn help_window(mut contexts: EguiContexts, mut help: ResMut<HelpVisible>) -> Res
         .show(ctx, |ui| {
             egui::Grid::new("help").num_columns(2).show(ui, |ui| {
                 for (k, v) in [
+                    ("1 / 2 / 3", "pipes, torus, torpedo scene"),
                     ("P / Space", "pause or play"),
                     ("O", "single step (path step or time step)"),
                     ("R", "restart the path / reset the simulation"),
