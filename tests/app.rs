@@ -789,6 +789,10 @@ fn input_app() -> App {
     let mut window = Window::default();
     window.set_cursor_position(Some(Vec2::new(900.0, 400.0)));
     app.world_mut().spawn((window, PrimaryWindow));
+    // The viewer's other cameras: egui's panel and the curve overlay. Input must use the view's
+    // camera among them (a query for "the" camera matched all three and never ran).
+    app.world_mut().spawn(Camera2d);
+    app.world_mut().spawn((Camera3d::default(), CurveCamera));
     settle(&mut app);
     pause(&mut app);
     app.update();

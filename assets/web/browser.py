@@ -91,6 +91,78 @@ class DevTools:
             self.proc.kill()
 
 
+FRAMES = re.compile(r"; (\d+) frames")
+
+
+def page_title(browser, session):
+    return browser.send("Runtime.evaluate", {"expression": "document.title",
+                                             "returnByValue": True},
+                        session=session)["result"].get("value", "")
+
+
+def key_event(code):
+    """The DevTools key event fields of a `KeyboardEvent.code` such as Digit2, KeyO, Space."""
+    if code.startswith("Digit"):
+        key = code[5:]
+        return {"code": code, "key": key, "text": key, "windowsVirtualKeyCode": ord(key)}
+    if code.startswith("Key"):
+        key = code[3:].lower()
+        return {"code": code, "key": key, "text": key, "windowsVirtualKeyCode": ord(key.upper())}
+    if code == "Space":
+        return {"code": code, "key": " ", "text": " ", "windowsVirtualKeyCode": 32}
+    raise ValueError(f"unknown key code {code}")
+
+
+def perform(browser, session, action, args, started):
+    """Sends one input and waits until the page has drawn --settle more frames (or, with
+    "until", until the title contains that text). Actions:
+    {"key": "Digit2"}; {"drag": [x0, y0, x1, y1]} (left button, in 4 moves, a second apart:
+    the page draws about one frame a second in software GL); {"wheel": [x, y, dy]};
+    {"wait": true}. Returns the page title after the wait."""
+    frames = lambda title: int(m.group(1)) if (m := FRAMES.search(title)) else -1
+    def wait_frames(n):
+        start = frames(page_title(browser, session))
+        while True:
+            title = page_title(browser, session)
+            if title.startswith("obbtree: error"):
+                sys.exit(f"browser.py: the page reports {title}")
+            if "until" in action:
+                if action["until"] in title and frames(title) >= 10:
+                    return title
+            elif frames(title) >= start + n:
+                return title
+            if time.time() - started > args.timeout:
+                sys.exit(f"browser.py: action {action} timed out; title {title!r}")
+            time.sleep(0.5)
+    mouse = lambda kind, x, y, **extra: browser.send(
+        "Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, **extra}, session=session)
+    if "key" in action:
+        browser.send("Runtime.evaluate",
+                     {"expression": "document.querySelector('canvas')?.focus()"},
+                     session=session)
+        fields = key_event(action["key"])
+        browser.send("Input.dispatchKeyEvent", {"type": "keyDown", **fields}, session=session)
+        wait_frames(2)
+        browser.send("Input.dispatchKeyEvent", {"type": "keyUp", **fields}, session=session)
+    elif "drag" in action:
+        x0, y0, x1, y1 = action["drag"]
+        mouse("mouseMoved", x0, y0)
+        wait_frames(2)
+        mouse("mousePressed", x0, y0, button="left", buttons=1, clickCount=1)
+        wait_frames(2)
+        for k in range(1, 5):
+            mouse("mouseMoved", x0 + (x1 - x0) * k / 4, y0 + (y1 - y0) * k / 4,
+                  button="left", buttons=1)
+            wait_frames(2)
+        mouse("mouseReleased", x1, y1, button="left", buttons=0, clickCount=1)
+    elif "wheel" in action:
+        x, y, dy = action["wheel"]
+        mouse("mouseMoved", x, y)
+        wait_frames(2)
+        mouse("mouseWheel", x, y, deltaX=0, deltaY=dy)
+    return wait_frames(args.settle)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dir", required=True, help="the folder assets/web/build.sh wrote")
@@ -99,7 +171,13 @@ def main():
     parser.add_argument("--frames", type=int, default=60, help="frames to wait for")
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--size", default="1280,720")
+    parser.add_argument("--actions", default="[]",
+                        help="JSON list of inputs to send after the screenshot, each followed by "
+                             "a wait of --settle frames (see perform)")
+    parser.add_argument("--settle", type=int, default=20,
+                        help="frames to wait after each action")
     args = parser.parse_args()
+    actions = json.loads(args.actions)
 
     server = serve.server(args.dir)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -153,12 +231,18 @@ def main():
                              session=session)["result"].get("value", "")
         with open(args.out, "wb") as f:
             f.write(base64.b64decode(shot["data"]))
+        results = []
+        for i, action in enumerate(actions):
+            results.append(perform(browser, session, action, args, started))
+            print(f"action {i}: {results[-1]}", file=sys.stderr)
     finally:
         browser.close()
         server.shutdown()
         shutil.rmtree(profile, ignore_errors=True)
     print(f"title: {title}")
     print(f"title after: {after}")
+    for i, line in enumerate(results):
+        print(f"action {i}: {line}")
     print(f"seconds: {time.time() - started:.1f}")
 
 

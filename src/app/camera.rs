@@ -96,9 +96,16 @@ impl Plugin for CameraPlugin {
     }
 }
 
+/// Marks the camera that shows the scene (the orbit camera): the one picking and dragging cast
+/// rays from. The app has other cameras (egui's panel, the curve overlay), so systems that want
+/// the view's camera select it by this marker.
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub struct ViewCamera;
+
 fn spawn_camera(mut commands: Commands, orbit: Res<OrbitCamera>) {
     // No MSAA: software rendering (lavapipe) is four times cheaper without it.
     commands.spawn((
+        ViewCamera,
         Camera3d::default(),
         Tonemapping::None,
         bevy::render::view::Msaa::Off,

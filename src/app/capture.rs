@@ -70,7 +70,7 @@ fn drive_capture(
     mut playback: ResMut<Playback>,
     last: Res<LastQuery>,
     comparison: Res<Comparison>,
-    camera: Query<(&Transform, &Camera, &Projection), With<Camera3d>>,
+    camera: Query<(&Transform, &Camera, &Projection), With<super::camera::ViewCamera>>,
     mut exit: MessageWriter<AppExit>,
 ) {
     if capture.started.elapsed().as_secs() > TIMEOUT_SECS {

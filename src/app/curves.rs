@@ -192,7 +192,7 @@ fn v3(p: &Point) -> Vec3 {
 
 fn draw_curves(
     curves: Res<ContactCurves>,
-    camera: Query<SceneCamera, (With<Camera3d>, Without<CurveCamera>)>,
+    camera: Query<SceneCamera, With<super::camera::ViewCamera>>,
     mut gizmos: Gizmos<CurveGizmos>,
     mut work: ResMut<FrameWork>,
 ) {

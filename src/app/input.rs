@@ -7,7 +7,7 @@
 //! no key does anything. The panel writes [`PointerCapture`] every frame; this plugin only reads
 //! it, so the gating is testable without egui.
 
-use super::camera::{CameraCommand, OrbitCamera};
+use super::camera::{CameraCommand, OrbitCamera, ViewCamera};
 use super::compare::CompareSettings;
 use super::loading::{LoadScene, SceneChoice, SceneStatus};
 use super::motion::{DragBody, Grab, MotionMode, Playback, PlaybackCommand};
@@ -163,7 +163,7 @@ fn mouse(
     scroll: Res<AccumulatedMouseScroll>,
     capture: Res<PointerCapture>,
     window: Single<&Window, With<PrimaryWindow>>,
-    camera: Single<(&Camera, &GlobalTransform, &Projection)>,
+    camera: Single<(&Camera, &GlobalTransform, &Projection), With<ViewCamera>>,
     scene: Res<CollisionScene>,
     mut orbit: ResMut<OrbitCamera>,
     mut drag: ResMut<DragState>,

@@ -50,10 +50,12 @@ mod ui;
 #[cfg(target_arch = "wasm32")]
 mod web;
 
-pub use camera::{CameraCommand, CameraPlugin, CameraSettings, OrbitCamera, ViewportInset};
+pub use camera::{
+    CameraCommand, CameraPlugin, CameraSettings, OrbitCamera, ViewCamera, ViewportInset,
+};
 pub use capture::CapturePlugin;
 pub use compare::{ComparePlugin, CompareRow, CompareSettings, Comparison, compare_pose};
-pub use curves::{CURVE, ContactCurves, CurveSettings, CurvesPlugin};
+pub use curves::{CURVE, ContactCurves, CurveCamera, CurveSettings, CurvesPlugin};
 #[cfg(target_arch = "wasm32")]
 pub use files::web::{open_picker, take_picked};
 pub use files::{ObjUpload, load_paper};

@@ -24,7 +24,9 @@ impl Plugin for WebPlugin {
 
 /// Writes what the frame shows into the page's title every 10 frames: the scene, `step S
 /// contacts K` of the last query, the number of frames, the query's and the frame's medians,
-/// the camera (as `obbtree view --screenshot` prints it).
+/// the moving object's position (`object at X Y Z`, world frame), the pointer (window pixels,
+/// and whether it is over the panel or the 3D view) and the camera (as `obbtree view
+/// --screenshot` prints it).
 #[allow(clippy::too_many_arguments)]
 fn title_line(
     mut frames: Local<u64>,
@@ -33,7 +35,9 @@ fn title_line(
     playback: Res<Playback>,
     last: Res<LastQuery>,
     timings: Res<Timings>,
-    camera: Query<(&Transform, &Camera, &Projection), With<Camera3d>>,
+    camera: Query<(&Transform, &Camera, &Projection), With<super::camera::ViewCamera>>,
+    window: Query<&Window, With<bevy::window::PrimaryWindow>>,
+    capture: Res<super::input::PointerCapture>,
 ) {
     *frames += 1;
     if *frames % 10 != 0 {
@@ -55,6 +59,12 @@ fn title_line(
                 *frames,
                 1000.0 / f50.max(1e-3)
             );
+            let at = scene.obj.pose.translation.vector;
+            line += &format!("; object at {:.3} {:.3} {:.3}", at.x, at.y, at.z);
+            if let Some(p) = window.iter().next().and_then(|w| w.cursor_position()) {
+                let over = if capture.pointer { "panel" } else { "view" };
+                line += &format!("; pointer {:.0} {:.0} over the {over}", p.x, p.y);
+            }
             if let Some((t, cam, projection)) = camera.iter().next() {
                 line += &format!("; {}", describe_camera(t, cam, projection));
             }
