@@ -3,7 +3,8 @@
 //! headless Chromium (software GL), and saves a screenshot with the page title of that frame.
 //! Checked as the native render test checks its screenshot (not blank, the panel drawn, the
 //! highlight colour on screen), and the per-frame query the title reports (`step S contacts
-//! K`) against the library's own count at that step, computed here natively.
+//! K`) against the library's own count at that step, computed here natively. One more test
+//! drives the torus scene with keys and the mouse and checks each input's effect in the title.
 //!
 //! Run with `assets/web/test.sh` (build, then `cargo test --release --features web --test web`). It
 //! fails, and does not skip, without the built folder or Chromium.
@@ -35,6 +36,12 @@ fn step(id: SceneId) -> usize {
 
 /// Opens `scene` in the browser; returns the page title of the screenshot's frame.
 fn browse(id: SceneId, out: &Path) -> String {
+    browse_with(id, out, "[]").0
+}
+
+/// [`browse`], then sends `actions` (browser.py's `--actions`); returns the page title of the
+/// screenshot's frame and the title after each action.
+fn browse_with(id: SceneId, out: &Path, actions: &str) -> (String, Vec<String>) {
     let dir = web_dir();
     assert!(
         dir.join("index.html").exists() && dir.join("obbtree-web_bg.wasm").exists(),
@@ -51,6 +58,7 @@ fn browse(id: SceneId, out: &Path) -> String {
         ])
         .arg("--out")
         .arg(out)
+        .args(["--actions", actions, "--timeout", "1500"])
         .output()
         .expect("python3 must be installed: this test does not skip");
     let stdout = String::from_utf8_lossy(&output.stdout).to_string();
@@ -74,7 +82,16 @@ fn browse(id: SceneId, out: &Path) -> String {
         step_and_contacts(&after),
         "{id}"
     );
-    before
+    let after_actions = (0..)
+        .map_while(|i| {
+            let prefix = format!("action {i}: ");
+            stdout
+                .lines()
+                .find_map(|l| l.strip_prefix(prefix.as_str()))
+                .map(str::to_string)
+        })
+        .collect();
+    (before, after_actions)
 }
 
 /// `step S contacts K` of the title.
@@ -196,4 +213,75 @@ fn pipes_in_browser() {
 #[test]
 fn torpedo_in_browser() {
     scene_in_browser(SceneId::Torpedo);
+}
+
+/// The text of the title after `key` up to the next `;` (or the end).
+fn field<'a>(title: &'a str, key: &str) -> &'a str {
+    let at = title
+        .find(key)
+        .unwrap_or_else(|| panic!("no {key:?} in {title:?}"));
+    let rest = &title[at + key.len()..];
+    rest.split(';').next().unwrap().trim()
+}
+
+/// What the native viewer's keys and mouse do, done in the browser, on the torus scene: each
+/// input is sent through the DevTools protocol as a user's would be (key events to the
+/// focused canvas, mouse presses, moves and the wheel at window pixels), and the page title
+/// after it must show its effect and nothing else: O steps once; Space plays, Space pauses; a
+/// left-drag on the torus moves it (not the camera); the wheel zooms and a drag on empty sky
+/// orbits (the camera, not the object); 3 loads the torpedo scene.
+#[test]
+fn keys_and_mouse_in_browser() {
+    let out = root().join("target/web-test");
+    std::fs::create_dir_all(&out).unwrap();
+    let actions = r#"[{"key":"KeyO"},{"key":"Space"},{"wait":true},{"key":"Space"},{"wait":true},
+        {"drag":[540,390,560,300]},{"wheel":[900,400,-300]},{"drag":[1000,80,1100,100]},
+        {"key":"Digit3","until":"Torpedo"}]"#;
+    let (start, t) = browse_with(SceneId::Torus, &out.join("torus-input.png"), actions);
+    assert_eq!(t.len(), 9, "{t:#?}");
+    let step_of = |title: &str| step_and_contacts(title).0;
+    let (object, camera) = (
+        |t: &str| field(t, "object at ").to_string(),
+        |t: &str| field(t, "camera ").to_string(),
+    );
+    assert_eq!(step_of(&start), step(SceneId::Torus));
+    // O: one step.
+    assert_eq!(step_of(&t[0]), step_of(&start) + 1, "O: {}", t[0]);
+    // Space: playing, the steps go on; Space again: paused, they stay.
+    assert!(step_of(&t[1]) > step_of(&t[0]), "Space: {}", t[1]);
+    assert!(step_of(&t[2]) > step_of(&t[1]), "playing: {}", t[2]);
+    assert_eq!(
+        step_of(&t[4]),
+        step_of(&t[3]),
+        "paused: {} / {}",
+        t[3],
+        t[4]
+    );
+    // Left-drag on the torus: it moves, up the screen; the camera stays.
+    assert_ne!(object(&t[5]), object(&t[4]), "drag: {}", t[5]);
+    assert_eq!(
+        camera(&t[5]),
+        camera(&t[4]),
+        "drag moved the camera: {}",
+        t[5]
+    );
+    assert!(t[5].contains("pointer 560 300 over the view"), "{}", t[5]);
+    // The wheel: the camera comes closer; the object stays.
+    assert_ne!(camera(&t[6]), camera(&t[5]), "wheel: {}", t[6]);
+    assert_eq!(
+        object(&t[6]),
+        object(&t[5]),
+        "wheel moved the object: {}",
+        t[6]
+    );
+    // A drag on the sky: the camera orbits; the object stays.
+    assert_ne!(camera(&t[7]), camera(&t[6]), "orbit: {}", t[7]);
+    assert_eq!(
+        object(&t[7]),
+        object(&t[6]),
+        "orbit moved the object: {}",
+        t[7]
+    );
+    // 3: the torpedo scene.
+    assert!(t[8].starts_with("obbtree: Torpedo"), "3: {}", t[8]);
 }
