@@ -393,6 +393,78 @@ impl X8 for Halves {
     }
 }
 
+/// One [`F32x4`] standing for both halves: the paired test's code run as the single test
+/// ([`super::separated_f32`]). Both halves are the lower one (`load2`, `splat2` read only it).
+#[derive(Clone, Copy)]
+pub(crate) struct One(F32x4);
+
+impl X8 for One {
+    type M = Mask4;
+    #[inline(always)]
+    fn load2(lo: &[f32], _hi: &[f32]) -> Self {
+        One(F32x4::load(lo))
+    }
+    #[inline(always)]
+    fn splat2(lo: f32, _hi: f32) -> Self {
+        One(F32x4::splat(lo))
+    }
+    #[inline(always)]
+    fn add(self, b: Self) -> Self {
+        One(self.0.add(b.0))
+    }
+    #[inline(always)]
+    fn sub(self, b: Self) -> Self {
+        One(self.0.sub(b.0))
+    }
+    #[inline(always)]
+    fn mul(self, b: Self) -> Self {
+        One(self.0.mul(b.0))
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        One(self.0.abs())
+    }
+    #[inline(always)]
+    fn gt(self, b: Self) -> Mask4 {
+        self.0.gt(b.0)
+    }
+    #[inline(always)]
+    fn rot1(self) -> Self {
+        One(self.0.rot1())
+    }
+    #[inline(always)]
+    fn rot2(self) -> Self {
+        One(self.0.rot2())
+    }
+    #[inline(always)]
+    fn broadcast<const K: usize>(self) -> Self {
+        One(self.0.broadcast::<K>())
+    }
+    #[inline(always)]
+    fn transpose3(a: Self, b: Self, c: Self) -> [Self; 3] {
+        let [x, y, z] = F32x4::transpose3(a.0, b.0, c.0);
+        [One(x), One(y), One(z)]
+    }
+    #[inline(always)]
+    fn none() -> Mask4 {
+        Mask4::none()
+    }
+    #[inline(always)]
+    fn or(a: Mask4, b: Mask4) -> Mask4 {
+        a.or(b)
+    }
+    #[inline(always)]
+    fn any3(m: Mask4) -> [bool; 2] {
+        let any = m.any3();
+        [any, any]
+    }
+    #[inline(always)]
+    fn to_arrays(self) -> [[f32; 4]; 2] {
+        let v = self.0.to_array();
+        [v, v]
+    }
+}
+
 /// One AVX register. Its operations are only ever executed where AVX2 was detected (a
 /// [`Wide`] that says so); they are inlined into the traversal compiled for AVX2.
 #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]

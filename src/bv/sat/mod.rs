@@ -18,7 +18,7 @@
 pub mod lanes;
 
 use crate::math::Real;
-use lanes::{F32x4, Mask4, X8};
+use lanes::X8;
 
 /// Whether one of the separating axes proves two boxes disjoint.
 ///
@@ -92,73 +92,16 @@ pub fn separated_f32(
     slack: f32,
     lite: bool,
 ) -> bool {
-    // Four-lane loads from the 15 floats: the vector at float k holds floats k..k+4; lane 3 is
-    // never used.
-    let colx = F32x4::load(&a[0..]);
-    let coly = F32x4::load(&a[3..]);
-    let colz = F32x4::load(&a[6..]);
-    let ha = F32x4::load(&a[9..]);
-    let (dx, dy, dz) = (F32x4::splat(d[0]), F32x4::splat(d[1]), F32x4::splat(d[2]));
-    let epsv = F32x4::splat(eps);
-    let sl = F32x4::splat(slack);
-    let madd = |x: F32x4, y: F32x4, z: F32x4| colx.mul(x).add(coly.mul(y)).add(colz.mul(z));
-    // T (lanes over A's axes) and the columns of R.
-    let t = madd(dx, dy, dz);
-    let rc: [F32x4; 3] = std::array::from_fn(|j| {
-        let bj = F32x4::load(&b_axes[j]);
-        madd(
-            bj.broadcast::<0>(),
-            bj.broadcast::<1>(),
-            bj.broadcast::<2>(),
-        )
-    });
-    let ra = rc.map(|c| c.abs().add(epsv));
-    let hbv = F32x4::load(b_half);
-    let hb = [
-        hbv.broadcast::<0>(),
-        hbv.broadcast::<1>(),
-        hbv.broadcast::<2>(),
-    ];
-    // A's face axes: |T_i| > a_i + Σ_j b_j |R_ij|.
-    let rhs = ha
-        .add(sl)
-        .add(hb[0].mul(ra[0]).add(hb[1].mul(ra[1])).add(hb[2].mul(ra[2])));
-    if t.abs().gt(rhs).any3() {
-        return true;
-    }
-    // B's face axes (lanes over B's axes): |B_j · d| > b_j + Σ_i a_i |R_ij|.
-    let bt = b_rows.map(|v| F32x4::load(&v));
-    let sb = bt[0].mul(dx).add(bt[1].mul(dy)).add(bt[2].mul(dz));
-    let rows = F32x4::transpose3(ra[0], ra[1], ra[2]);
-    let (ha0, ha1, ha2) = (
-        ha.broadcast::<0>(),
-        ha.broadcast::<1>(),
-        ha.broadcast::<2>(),
-    );
-    let rhs = hbv
-        .add(sl)
-        .add(ha0.mul(rows[0]).add(ha1.mul(rows[1])).add(ha2.mul(rows[2])));
-    let face_b = sb.abs().gt(rhs).any3();
-    if face_b || lite {
-        return face_b;
-    }
-    // Edge–edge axes A_i × B_j, lanes over i, one vector per j:
-    // |T_i2 R_i1j − T_i1 R_i2j| > a_i1 |R_i2j| + a_i2 |R_i1j| + b_j1 |R_ij2| + b_j2 |R_ij1|.
-    let (t1r, t2r) = (t.rot1(), t.rot2());
-    let (ha1r, ha2r) = (ha.rot1(), ha.rot2());
-    let mut any = Mask4::none();
-    for (j, rcj) in rc.iter().enumerate() {
-        let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
-        let (c1, c2) = (rcj.rot1(), rcj.rot2());
-        let lhs = t2r.mul(c1).sub(t1r.mul(c2)).abs();
-        let (a1, a2) = (c1.abs().add(epsv), c2.abs().add(epsv));
-        let rhs = ha1r
-            .mul(a2)
-            .add(ha2r.mul(a1))
-            .add(hb[j1].mul(ra[j2]).add(hb[j2].mul(ra[j1])).add(sl));
-        any = any.or(lhs.gt(rhs));
-    }
-    any.any3()
+    // The paired test's code on one 4-lane half (`lanes::One`): one algorithm for both.
+    let p = SatPair {
+        a,
+        b_axes,
+        b_rows,
+        b_half,
+        d,
+        slack,
+    };
+    separated_x8::<lanes::One>([p, p], eps, lite)[0]
 }
 
 /// One side of a paired test: a stored box of A (15 floats, as for [`separated_f32`]) and a
@@ -318,15 +261,9 @@ fn separated_x8<W: X8>(p: [SatPair<'_>; 2], eps: f32, lite: bool) -> [bool; 2] {
 /// (lane 3 zero): returns the rotated axes and their transpose (lane 3 zero), the layout
 /// [`separated_f32`] reads.
 #[inline(always)]
-pub fn rotate_axes(m: &[[f32; 4]; 3], cols: &[[f32; 3]; 3]) -> ([[f32; 4]; 3], [[f32; 4]; 3]) {
-    let (m0, m1, m2) = (F32x4::load(&m[0]), F32x4::load(&m[1]), F32x4::load(&m[2]));
-    let v: [F32x4; 3] = std::array::from_fn(|j| {
-        m0.mul(F32x4::splat(cols[0][j]))
-            .add(m1.mul(F32x4::splat(cols[1][j])))
-            .add(m2.mul(F32x4::splat(cols[2][j])))
-    });
-    let rows = F32x4::transpose3(v[0], v[1], v[2]);
-    (v.map(F32x4::to_array), rows.map(F32x4::to_array))
+pub fn rotate_axes(m: &[[f32; 4]; 3], cols: &[[f32; 3]; 3]) -> RotatedAxes {
+    // The paired placement's code on one 4-lane half.
+    rotate_x8::<lanes::One>(m, [cols, cols])[0]
 }
 
 /// A box's axes rotated into A's frame and their transpose ([`rotate_axes`]).
