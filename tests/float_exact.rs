@@ -977,9 +977,9 @@ fn full_query_on_touching_soups() {
         ),
         |(cases, place, s), stats| {
             // Scaled by 2^s, clamped so that every triangle that is not all zero keeps a
-            // coordinate of magnitude at least 2^-1000 and none exceeds 2^99 (below
-            // `MAX_COORDINATE` = 1e30, beyond which loading refuses a mesh: see
-            // `beyond_single_precision_is_refused`).
+            // coordinate of magnitude at least 2^-1000 and no vertex of A or B (in B's own
+            // frame) exceeds 2^99 (below `MAX_COORDINATE` = 1e30, beyond which loading refuses
+            // a mesh: see `beyond_single_precision_is_refused`).
             let tri_max = |t: &[Point; 3]| {
                 t.iter()
                     .flat_map(|v| v.iter().map(|x| x.abs()))
@@ -993,11 +993,17 @@ fn full_query_on_touching_soups() {
             let (lo, hi) = maxima.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &m| {
                 (lo.min(m), hi.max(m))
             });
+            // B's vertices in its own frame are R^T (q − t): up to |q|₂ + |t|₂ < 4 max(|q|∞,
+            // |t|∞), so the translation counts too, and the cap is 2^97 (4 · 2^97 < 1e30).
+            let hi = match &place {
+                Placement::General(iso) => hi.max(iso.translation.vector.amax()),
+                _ => hi,
+            };
             let s = if maxima.is_empty() {
                 0
             } else {
                 let lowest = -1000 - lo.log2().floor() as i32;
-                let highest = 99 - hi.log2().ceil() as i32;
+                let highest = 97 - hi.log2().ceil() as i32;
                 s.max(lowest).min(highest)
             };
             let f = 2f64.powi(s);
