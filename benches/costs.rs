@@ -61,11 +61,10 @@ struct SplitAt {
 fn tested_splits(
     a: &Bvh<Obb>,
     b: &Bvh<Obb>,
-    poses: &[(Matrix3, Vector)],
     queries: &[<Obb as BoundingVolume>::Query],
 ) -> Vec<SplitAt> {
     let mut out = Vec::new();
-    for (k, q) in queries.iter().enumerate().take(poses.len()) {
+    for (k, q) in queries.iter().enumerate() {
         let mut stack = vec![(0usize, 0usize)];
         while let Some((i, j)) = stack.pop() {
             let (na, nb) = (&a.nodes()[i], &b.nodes()[j]);
@@ -155,7 +154,7 @@ fn costs(c: &mut Criterion) {
     // The traversal's own unit: both child pairs of a split tested together (eight lanes on
     // AVX2), B's two children placed together when B is split (when A is split, B's node was
     // placed once by the parent pair, as in the traversal).
-    let splits = tested_splits(&a, &b, &poses, &queries);
+    let splits = tested_splits(&a, &b, &queries);
     let wide = Wide::detect();
     g.throughput(Throughput::Elements(2 * splits.len() as u64));
     g.bench_function(

@@ -6,6 +6,9 @@
 //! installs `xvfb` and `mesa-vulkan-drivers` (see `.ci/run`).
 #![cfg(feature = "app")]
 
+mod common;
+
+use common::screen::{Truth, check_layout, is_curve, is_highlight, truth_at};
 use obbtree::bvh::{BuildOptions, ObbTree};
 use obbtree::math::{Isometry, Point, UnitQuaternion, Vector};
 use obbtree::query::{Intersection, QueryOptions, collide, triangle_intersection};
@@ -64,59 +67,8 @@ fn render(id: SceneId, step: usize, out: &Path) -> String {
 fn check(id: SceneId, png: &Path, stdout: &str) {
     let img = image::open(png).expect("a PNG").to_rgb8();
     let (w, h) = img.dimensions();
-    assert!(w >= 1000 && h >= 600, "{w}×{h}");
-    // Not blank: many distinct colours.
-    let mut colours = std::collections::HashSet::new();
-    for p in img.pixels() {
-        colours.insert(p.0);
-    }
-    assert!(colours.len() > 200, "{id}: only {} colours", colours.len());
-
-    // The UI panel: the left strip is egui's neutral grey with light text on it.
-    let (mut grey, mut text, mut total) = (0u32, 0u32, 0u32);
-    for y in 10..h - 10 {
-        for x in 5..300 {
-            let [r, g, b] = img.get_pixel(x, y).0;
-            total += 1;
-            if r.abs_diff(g) < 4 && g.abs_diff(b) < 4 {
-                grey += 1;
-                if r > 150 {
-                    text += 1;
-                }
-            }
-        }
-    }
-    assert!(
-        grey as f64 > 0.8 * total as f64,
-        "{id}: panel not found ({grey}/{total} grey)"
-    );
-    assert!(
-        text > 300,
-        "{id}: no text on the panel ({text} light pixels)"
-    );
-
-    // The 3D view: not the panel's grey.
-    let mut neutral = 0u32;
-    let mut view = 0u32;
-    for y in 10..h - 10 {
-        for x in 420..w - 10 {
-            let [r, g, b] = img.get_pixel(x, y).0;
-            view += 1;
-            if r.abs_diff(g) < 4 && g.abs_diff(b) < 4 {
-                neutral += 1;
-            }
-        }
-    }
-    assert!(
-        (neutral as f64) < 0.5 * view as f64,
-        "{id}: the 3D view looks empty"
-    );
-
-    // The highlight colour (unlit, untonemapped sRGB (255, 20, 20)) where the scene has contacts.
-    let highlight = img
-        .pixels()
-        .filter(|p| p.0[0] >= 235 && p.0[1] <= 45 && p.0[2] <= 45)
-        .count();
+    check_layout(id, &img);
+    let highlight = img.pixels().filter(|p| is_highlight(p)).count();
     // The step on screen and its contact count, as the app reports them, against the library.
     let shown: Vec<usize> = stdout
         .split_whitespace()
@@ -127,16 +79,12 @@ fn check(id: SceneId, png: &Path, stdout: &str) {
         .collect();
     assert_eq!(shown.len(), 2, "{stdout}");
     let (step, contacts) = (shown[0], shown[1]);
-    let scene = scenes::load_scene(&assets(), id).unwrap();
-    let env = ObbTree::build(scene.environment.clone(), &BuildOptions::default());
-    let obj = ObbTree::build(scene.object.clone(), &BuildOptions::default());
-    let truth = collide(
-        &env,
-        &Isometry::identity(),
-        &obj,
-        &scene.path[step].pose_ab,
-        &QueryOptions::default(),
-    );
+    let Truth {
+        scene,
+        env,
+        obj,
+        report: truth,
+    } = truth_at(&assets(), id, step);
     assert_eq!(contacts, truth.contacts.len(), "{id}: step {step}");
     assert!(
         contacts > 0,
@@ -169,11 +117,12 @@ fn check(id: SceneId, png: &Path, stdout: &str) {
         !pieces.is_empty(),
         "{id}: contacts but no intersection pieces"
     );
-    let is_curve = |x: i64, y: i64| {
-        x >= 0 && y >= 0 && (x as u32) < w && (y as u32) < h && {
-            let [r, g, b] = img.get_pixel(x as u32, y as u32).0;
-            r <= 40 && g >= 215 && (60..=120).contains(&b)
-        }
+    let curve_at = |x: i64, y: i64| {
+        x >= 0
+            && y >= 0
+            && (x as u32) < w
+            && (y as u32) < h
+            && is_curve(img.get_pixel(x as u32, y as u32))
     };
     let (mut visible, mut found) = (0, 0);
     for p in &pieces {
@@ -181,7 +130,7 @@ fn check(id: SceneId, png: &Path, stdout: &str) {
             continue;
         };
         visible += 1;
-        let near = (-4..=4).any(|dy| (-4..=4).any(|dx| is_curve(x + dx, y + dy)));
+        let near = (-4..=4).any(|dy| (-4..=4).any(|dx| curve_at(x + dx, y + dy)));
         found += usize::from(near);
     }
     assert!(visible > 0, "{id}: no contact piece in the view");

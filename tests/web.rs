@@ -10,10 +10,10 @@
 //! fails, and does not skip, without the built folder or Chromium.
 #![cfg(feature = "web")]
 
-use obbtree::bvh::{BuildOptions, ObbTree};
-use obbtree::math::Isometry;
-use obbtree::query::{QueryOptions, collide};
-use obbtree::scenes::{self, SceneId};
+mod common;
+
+use common::screen::{check_layout, is_curve, is_highlight, truth_at};
+use obbtree::scenes::SceneId;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -113,74 +113,24 @@ fn step_and_contacts(title: &str) -> (usize, usize) {
 
 fn check(id: SceneId, png: &Path, title: &str) {
     let img = image::open(png).expect("a PNG").to_rgb8();
-    let (w, h) = img.dimensions();
-    assert!(w >= 1000 && h >= 600, "{w}×{h}");
-    let colours: std::collections::HashSet<[u8; 3]> = img.pixels().map(|p| p.0).collect();
-    assert!(colours.len() > 200, "{id}: only {} colours", colours.len());
-
-    // The panel: the left strip is egui's neutral grey with light text on it.
-    let (mut grey, mut text, mut total) = (0u32, 0u32, 0u32);
-    for y in 10..h - 10 {
-        for x in 5..300 {
-            let [r, g, b] = img.get_pixel(x, y).0;
-            total += 1;
-            if r.abs_diff(g) < 4 && g.abs_diff(b) < 4 {
-                grey += 1;
-                text += u32::from(r > 150);
-            }
-        }
-    }
-    assert!(
-        grey as f64 > 0.8 * total as f64,
-        "{id}: panel not found ({grey}/{total} grey)"
-    );
-    assert!(
-        text > 300,
-        "{id}: no text on the panel ({text} light pixels)"
-    );
-
-    // The 3D view: not the panel's grey.
-    let (mut neutral, mut view) = (0u32, 0u32);
-    for y in 10..h - 10 {
-        for x in 420..w - 10 {
-            let [r, g, b] = img.get_pixel(x, y).0;
-            view += 1;
-            neutral += u32::from(r.abs_diff(g) < 4 && g.abs_diff(b) < 4);
-        }
-    }
-    assert!(
-        (neutral as f64) < 0.5 * view as f64,
-        "{id}: the 3D view looks empty"
-    );
+    check_layout(id, &img);
 
     // The per-frame query: the title's step and contact count against the library's.
     let (step_shown, contacts) = step_and_contacts(title);
     assert_eq!(step_shown, step(id), "{id}: {title}");
-    let scene = scenes::load_scene(&root().join("assets"), id).unwrap();
-    let env = ObbTree::build(scene.environment.clone(), &BuildOptions::default());
-    let obj = ObbTree::build(scene.object.clone(), &BuildOptions::default());
-    let truth = collide(
-        &env,
-        &Isometry::identity(),
-        &obj,
-        &scene.path[step_shown].pose_ab,
-        &QueryOptions::default(),
+    let truth = truth_at(&root().join("assets"), id, step_shown);
+    assert_eq!(
+        contacts,
+        truth.report.contacts.len(),
+        "{id}: step {step_shown}"
     );
-    assert_eq!(contacts, truth.contacts.len(), "{id}: step {step_shown}");
     assert!(contacts > 0, "{id}: the step must have contacts");
 
-    // The contacts on screen: the highlight colour (unlit sRGB (255, 20, 20)) and the
-    // intersection curve's (sRGB (0, 255, 90), drawn over everything). In the pipes the
-    // contacting triangles lie mostly inside the translucent pipes, so there the curve carries
-    // most of the marks; the highlight must still show.
-    let highlight = img
-        .pixels()
-        .filter(|p| p.0[0] >= 235 && p.0[1] <= 45 && p.0[2] <= 45)
-        .count();
-    let curve = img
-        .pixels()
-        .filter(|p| p.0[0] <= 40 && p.0[1] >= 215 && (60..=120).contains(&p.0[2]))
-        .count();
+    // The contacts on screen: the highlight colour and the intersection curve's. In the pipes
+    // the contacting triangles lie mostly inside the translucent pipes, so there the curve
+    // carries most of the marks; the highlight must still show.
+    let highlight = img.pixels().filter(|p| is_highlight(p)).count();
+    let curve = img.pixels().filter(|p| is_curve(p)).count();
     eprintln!("{id}: {highlight} highlight pixels, {curve} curve pixels");
     assert!(
         highlight >= 5,

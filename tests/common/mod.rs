@@ -1,6 +1,9 @@
 //! Shared test helpers: data paths, exact oracles, proptest strategies.
 #![allow(dead_code)]
 
+#[cfg(feature = "app")]
+pub mod screen;
+
 use obbtree::prelude::*;
 use proptest::prelude::*;
 use std::path::PathBuf;
