@@ -19,7 +19,10 @@ pub mod sat;
 mod sphere;
 
 pub use aabb::Aabb;
-pub use fit::{covariance_of_hull, covariance_of_points, covariance_of_triangles, principal_axes};
+pub use fit::{
+    TriangleMoments, covariance_of_hull, covariance_of_moments, covariance_of_points,
+    covariance_of_triangles, principal_axes,
+};
 pub use obb::Obb;
 pub use sphere::Sphere;
 
@@ -136,6 +139,10 @@ pub struct Group<'a> {
     pub triangles: &'a [u32],
     /// Indices of the distinct vertices those triangles use (each once).
     pub vertices: &'a [u32],
+    /// Every triangle's [`TriangleMoments`] in the volume frame (any common scale), indexed by
+    /// triangle, so that an OBB fit sums them instead of recomputing them; empty when the builder
+    /// did not compute them (then the fit computes the triangles' covariance itself).
+    pub moments: &'a [TriangleMoments],
 }
 
 impl Group<'_> {

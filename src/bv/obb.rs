@@ -1,7 +1,8 @@
 //! Oriented bounding boxes (Gottschalk et al. 1996, §4–§5): the fit and the overlap test.
 
 use super::fit::{
-    covariance_of_hull, covariance_of_points, covariance_of_triangles, principal_axes,
+    covariance_of_hull, covariance_of_moments, covariance_of_points, covariance_of_triangles,
+    principal_axes,
 };
 use super::sat;
 use super::{
@@ -82,7 +83,11 @@ impl Obb {
     /// points. Falls back (§7.1) to the covariance of the triangles when the hull is flat,
     /// and to that of the points when the triangles have no area.
     pub fn fit_points(points: &[Point], triangles: &[[Point; 3]], fit: ObbFit) -> Obb {
-        let axes = fit_axes(points, || triangles.iter().copied(), fit);
+        let axes = fit_axes(
+            points,
+            |origin, k| of_triangles(origin, k, triangles.iter().copied()),
+            fit,
+        );
         Self::with_axes(&axes, points.iter().copied())
     }
 
@@ -142,12 +147,24 @@ impl Obb {
     }
 }
 
+/// The covariance of triangles given by their corners (§4's closed form), fitted at the scale `k`
+/// relative to `origin` (both of [`fit_axes`]'s unit-scale frame).
+fn of_triangles(
+    origin: &Point,
+    k: Real,
+    triangles: impl Iterator<Item = [Point; 3]>,
+) -> Option<Matrix3> {
+    covariance_of_triangles(origin, triangles.map(|t| t.map(|p| p * k)))
+}
+
 /// The orientation of a group's box ([`ObbFit`]): the hull covariance of §4 (with its
 /// fallbacks), and for [`ObbFit::Smallest`] also the triangles' covariance and the frame's own
-/// axes, keeping the smallest box.
-fn fit_axes<I: Iterator<Item = [Point; 3]>>(
+/// axes, keeping the smallest box. `of_triangles(origin, k)` is the triangles' covariance (any
+/// scale: only its eigenvectors are used), given the unit-scale frame the points are fitted in
+/// (scale `k`, origin `origin` in it) should it need one.
+fn fit_axes(
     points: &[Point],
-    triangles: impl Fn() -> I,
+    of_triangles: impl Fn(&Point, Real) -> Option<Matrix3>,
     fit: ObbFit,
 ) -> [Vector; 3] {
     if points.is_empty() {
@@ -158,7 +175,7 @@ fn fit_axes<I: Iterator<Item = [Point; 3]>>(
     let k = unit_scale(points.iter());
     let points: Vec<Point> = points.iter().map(|p| p * k).collect();
     let origin = points[0];
-    let of_triangles = || covariance_of_triangles(&origin, triangles().map(|t| t.map(|p| p * k)));
+    let of_triangles = || of_triangles(&origin, k);
     let hull = || {
         principal_axes(
             &hull_covariance(&points, &origin)
@@ -172,35 +189,48 @@ fn fit_axes<I: Iterator<Item = [Point; 3]>>(
             principal_axes(&of_triangles().unwrap_or_else(|| covariance_of_points(&points)))
         }
         ObbFit::Smallest => {
-            let mut best = (hull(), Real::INFINITY);
-            best.1 = surface(&best.0, &points);
-            let others = [
+            // The candidates in order of preference on ties: the hull's, the triangles', the
+            // frame's own axes.
+            let candidates = [
+                Some(hull()),
                 of_triangles().map(|c| principal_axes(&c)),
                 Some([Vector::x(), Vector::y(), Vector::z()]),
             ];
-            for axes in others.into_iter().flatten() {
-                let area = surface(&axes, &points);
-                if area < best.1 {
-                    best = (axes, area);
+            let areas = surfaces(&candidates, &points);
+            let mut best = 0;
+            for i in 1..3 {
+                if areas[i] < areas[best] {
+                    best = i;
                 }
             }
-            best.0
+            candidates[best].expect("the hull's candidate is always there")
         }
     }
 }
 
-/// The surface area (up to a factor 2) of the box with `axes` around `points`.
-fn surface(axes: &[Vector; 3], points: &[Point]) -> Real {
-    let e = axes.map(|a| {
-        let (lo, hi) = points
-            .iter()
-            .fold((Real::INFINITY, Real::NEG_INFINITY), |(lo, hi), p| {
-                let d = a.dot(&p.coords);
-                (lo.min(d), hi.max(d))
-            });
-        hi - lo
-    });
-    e[0] * e[1] + e[1] * e[2] + e[2] * e[0]
+/// The surface areas (up to a factor 2) of the boxes with the candidates' axes around `points`,
+/// in one pass over the points; `+∞` for a missing candidate.
+fn surfaces(candidates: &[Option<[Vector; 3]>; 3], points: &[Point]) -> [Real; 3] {
+    let axes: [[Vector; 3]; 3] =
+        candidates.map(|c| c.unwrap_or([Vector::zeros(), Vector::zeros(), Vector::zeros()]));
+    let mut lo = [[Real::INFINITY; 3]; 3];
+    let mut hi = [[Real::NEG_INFINITY; 3]; 3];
+    for p in points {
+        for c in 0..3 {
+            for a in 0..3 {
+                let d = axes[c][a].dot(&p.coords);
+                lo[c][a] = lo[c][a].min(d);
+                hi[c][a] = hi[c][a].max(d);
+            }
+        }
+    }
+    std::array::from_fn(|c| {
+        if candidates[c].is_none() {
+            return Real::INFINITY;
+        }
+        let e: [Real; 3] = std::array::from_fn(|a| hi[c][a] - lo[c][a]);
+        e[0] * e[1] + e[1] * e[2] + e[2] * e[0]
+    })
 }
 
 /// A power of two that brings the largest coordinate magnitude of `points` to [1, 2) (exact
@@ -373,11 +403,16 @@ fn hull_covariance(points: &[Point], origin: &Point) -> Option<Matrix3> {
         let p = verts[i as usize];
         Vector::new(p.x as Real, p.y as Real, p.z as Real)
     };
-    // Reject flat hulls: volume relative to the cube of the extent.
+    non_flat_covariance(tris.iter().map(|t| [to_v(t[0]), to_v(t[1]), to_v(t[2])]))
+}
+
+/// The area-weighted covariance of a closed hull's surface (§4), or `None` when the hull is flat:
+/// its volume is below `1e-9` of the cube of its extent (a frame near the hull, so that the
+/// volume does not cancel).
+fn non_flat_covariance(tris: impl Iterator<Item = [Vector; 3]> + Clone) -> Option<Matrix3> {
     let mut volume = 0.0;
     let mut extent: Real = 0.0;
-    for t in tris {
-        let (p, q, r) = (to_v(t[0]), to_v(t[1]), to_v(t[2]));
+    for [p, q, r] in tris.clone() {
         volume += p.dot(&q.cross(&r)) / 6.0;
         extent = extent.max(p.amax());
     }
@@ -386,7 +421,7 @@ fn hull_covariance(points: &[Point], origin: &Point) -> Option<Matrix3> {
     if !(volume.abs() > 1e-9 * extent.powi(3)) {
         return None;
     }
-    covariance_of_hull(tris.iter().map(|t| [to_v(t[0]), to_v(t[1]), to_v(t[2])]))
+    covariance_of_hull(tris)
 }
 
 /// B's box expressed in A's frame, laid out for the overlap test: B's axes in A's frame in
@@ -438,10 +473,25 @@ impl BoundingVolume for Obb {
         let points: Vec<Point> = group.points().collect();
         let axes = match group.triangles {
             [t] => triangle_axes(&group.triangle(*t))
-                .unwrap_or_else(|| fit_axes(&points, std::iter::empty, group.fit)),
+                .unwrap_or_else(|| fit_axes(&points, |_, _| None, group.fit)),
+            _ if !group.moments.is_empty() => fit_axes(
+                &points,
+                |_, _| {
+                    covariance_of_moments(
+                        group.triangles.iter().map(|&t| &group.moments[t as usize]),
+                    )
+                },
+                group.fit,
+            ),
             _ => fit_axes(
                 &points,
-                || group.triangles.iter().map(|&t| group.triangle(t)),
+                |origin, k| {
+                    of_triangles(
+                        origin,
+                        k,
+                        group.triangles.iter().map(|&t| group.triangle(t)),
+                    )
+                },
                 group.fit,
             ),
         };

@@ -1,7 +1,7 @@
 //! Top-down construction (Gottschalk et al. 1996, §4; van den Bergen 1998, §2).
 
 use super::{LEAF, Node};
-use crate::bv::{BoundingVolume, Fitted, Group, ObbFit};
+use crate::bv::{BoundingVolume, BvKind, Fitted, Group, ObbFit, TriangleMoments};
 use crate::math::{Point, Real, Vector};
 use crate::mesh::TriMesh;
 
@@ -110,7 +110,35 @@ pub(super) fn build<B: BoundingVolume>(
     let spare = &mut nodes.spare_capacity_mut()[..2 * n - 1];
     let (root, below) = spare.split_at_mut(1);
     let mut scratch = Scratch::new(mesh.vertices().len());
-    let frame = Frame { mesh, origin };
+    // The OBB fit's per-triangle moments (§4), once: at a power-of-two scale that brings the
+    // largest coordinate near 1 (exact), so that areas and second moments neither overflow nor
+    // underflow for huge or tiny models.
+    let moments: Vec<TriangleMoments> = if B::KIND == BvKind::Obb && options.fit != ObbFit::Hull {
+        let m = mesh
+            .vertices()
+            .iter()
+            .fold(0.0, |m: Real, p| m.max((p - origin).coords.amax()));
+        let k = if m > 0.0 {
+            (2.0 as Real).powi(-((m.log2().floor() as i32).clamp(-1020, 1020)))
+        } else {
+            1.0
+        };
+        (0..n as u32)
+            .map(|t| {
+                let [p, q, r] = mesh
+                    .triangle(t as usize)
+                    .map(|p| Point::from((p - origin).coords * k));
+                TriangleMoments::of(&[p, q, r])
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let frame = Frame {
+        mesh,
+        origin,
+        moments: &moments,
+    };
     let depth = build_rec::<B>(
         &frame,
         &mut tris,
@@ -149,6 +177,7 @@ fn build_rec<B: BoundingVolume>(
         fit: options.fit,
         triangles: tris,
         vertices: &scratch.vertices,
+        moments: frame.moments,
     });
     if tris.len() == 1 {
         me.write(Node {
@@ -204,6 +233,8 @@ fn build_rec<B: BoundingVolume>(
 struct Frame<'a> {
     mesh: &'a TriMesh,
     origin: Vector,
+    /// The OBB fit's triangle moments (empty for other volumes and for the hull fit alone).
+    moments: &'a [TriangleMoments],
 }
 
 impl Frame<'_> {
