@@ -28,8 +28,9 @@ if [ "$have" != "$want" ]; then
   echo "assets/web/build.sh: installing wasm-bindgen-cli $want (found: ${have:-none})"
   # --locked first; without it if the registry lacks a locked version (then the newest
   # compatible dependencies are used).
-  cargo install wasm-bindgen-cli --version "$want" --locked \
-    || cargo install wasm-bindgen-cli --version "$want"
+  # --force: a stale install record (the binary gone) must not make cargo skip it.
+  cargo install wasm-bindgen-cli --version "$want" --locked --force \
+    || cargo install wasm-bindgen-cli --version "$want" --force
 fi
 
 cargo build --release --target wasm32-unknown-unknown --no-default-features --features web \
