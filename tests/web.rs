@@ -3,8 +3,9 @@
 //! headless Chromium (software GL), and saves a screenshot with the page title of that frame.
 //! Checked as the native render test checks its screenshot (not blank, the panel drawn, the
 //! highlight colour on screen), and the per-frame query the title reports (`step S contacts
-//! K`) against the library's own count at that step, computed here natively. One more test
-//! drives the torus scene with keys and the mouse and checks each input's effect in the title.
+//! K`) against the library's own count at that step, computed here natively. Two more tests
+//! drive the torus scene, with keys and the mouse in the view and with the mouse on the panel,
+//! and check each input's effect in the title.
 //!
 //! Run with `assets/web/test.sh` (build, then `cargo test --release --features web --test web`). It
 //! fails, and does not skip, without the built folder or Chromium.
@@ -234,4 +235,94 @@ fn keys_and_mouse_in_browser() {
     );
     // 3: the torpedo scene.
     assert!(t[8].starts_with("obbtree: Torpedo"), "3: {}", t[8]);
+}
+
+/// `hierarchy obb object level L: K volumes, D drawn` of a title: (L, K).
+fn hierarchy_level(title: &str) -> (usize, usize) {
+    let text = field(title, "hierarchy obb object level ");
+    let (level, rest) = text
+        .split_once(':')
+        .unwrap_or_else(|| panic!("no level in {title:?}"));
+    let volumes = rest
+        .split_whitespace()
+        .next()
+        .unwrap_or_else(|| panic!("no count in {title:?}"));
+    (level.parse().unwrap(), volumes.parse().unwrap())
+}
+
+/// The panel, used with the mouse in the browser on the torus scene (its positions: a 1280×720
+/// page, the sections as they open by default): a click on the Drawing
+/// section's header opens it; a click on "Show hierarchy level" draws the object's OBB tree at
+/// a level, and a drag on the level slider changes the level — at each, the title's volume
+/// count must be the library's number of nodes at that depth; a click on the side-by-side
+/// checkbox runs the OBB, AABB and sphere trees on the pose — the title's box tests, triangle
+/// tests and contacts of each must be the library's, computed here natively. The screenshot
+/// after it must still pass the render checks (the layout, the contacts on screen).
+#[test]
+fn panel_in_browser() {
+    use obbtree::bv::{Aabb, BoundingVolume, Sphere};
+    use obbtree::bvh::{BuildOptions, Bvh};
+    use obbtree::math::Isometry;
+    use obbtree::query::{QueryOptions, collide};
+
+    let out = root().join("target/web-test");
+    std::fs::create_dir_all(&out).unwrap();
+    let shot = out.join("torus-panel.png");
+    let actions = format!(
+        r#"[{{"click":[50,362]}},{{"click":[33,438]}},{{"drag":[48,501,100,501]}},
+        {{"click":[33,341],"until":"side by side"}},{{"wait":true,"shot":"{}"}}]"#,
+        shot.display()
+    );
+    let (start, t) = browse_with(SceneId::Torus, &out.join("torus-panel-start.png"), &actions);
+    assert_eq!(t.len(), 5, "{t:#?}");
+    let id = SceneId::Torus;
+    let truth = truth_at(&root().join("assets"), id, step(id));
+    // The overlay is off at the start.
+    assert!(!start.contains("hierarchy"), "{start}");
+    // "Show hierarchy level": the object's OBB tree at the default level.
+    let (first, volumes) = hierarchy_level(&t[1]);
+    assert_eq!(volumes, truth.obj.nodes_at_depth(first).len(), "{}", t[1]);
+    // The slider: another level, again the library's count.
+    let (second, volumes) = hierarchy_level(&t[2]);
+    assert_ne!(
+        second, first,
+        "the slider did not change the level: {}",
+        t[2]
+    );
+    assert_eq!(volumes, truth.obj.nodes_at_depth(second).len(), "{}", t[2]);
+    // Side by side: each tree type's counts equal the library's on the same pose.
+    let pose = &truth.scene.path[step(id)].pose_ab;
+    fn row<B: BoundingVolume>(truth: &common::screen::Truth, pose: &Isometry) -> String {
+        let build = BuildOptions::default();
+        let env = Bvh::<B>::build(truth.scene.environment.clone(), &build);
+        let obj = Bvh::<B>::build(truth.scene.object.clone(), &build);
+        let r = collide(
+            &env,
+            &Isometry::identity(),
+            &obj,
+            pose,
+            &QueryOptions::default(),
+        );
+        format!(
+            "{} {} {} {}",
+            B::KIND,
+            r.bv_tests,
+            r.tri_tests,
+            r.contacts.len()
+        )
+    }
+    let expected = format!(
+        "side by side {}, {}, {}, same contacts yes",
+        row::<obbtree::bv::Obb>(&truth, pose),
+        row::<Aabb>(&truth, pose),
+        row::<Sphere>(&truth, pose)
+    );
+    assert!(
+        t[3].contains(&expected),
+        "expected {expected:?} in {}",
+        t[3]
+    );
+    // The hierarchy is still shown, and the frame still passes the render checks.
+    assert!(t[4].contains("hierarchy obb object level"), "{}", t[4]);
+    check(id, &shot, &t[4]);
 }

@@ -118,16 +118,20 @@ def perform(browser, session, action, args, started):
     "until", until the title contains that text). Actions:
     {"key": "Digit2"}; {"drag": [x0, y0, x1, y1]} (left button, in 4 moves, a second apart:
     the page draws about one frame a second in software GL); {"wheel": [x, y, dy]};
-    {"wait": true}. Returns the page title after the wait."""
+    {"click": [x, y]} (left button, pressed and released at once: egui counts a press held over
+    0.8 s as no click, and a frame takes over a second here); {"wait": true};
+    {"shot": "path.png"} (a screenshot, after the wait). Returns the page title
+    after the wait."""
     frames = lambda title: int(m.group(1)) if (m := FRAMES.search(title)) else -1
-    def wait_frames(n):
+    def wait_frames(n, until=None):
+        """Waits for n more frames, or with `until` for that text in the title."""
         start = frames(page_title(browser, session))
         while True:
             title = page_title(browser, session)
             if title.startswith("obbtree: error"):
                 sys.exit(f"browser.py: the page reports {title}")
-            if "until" in action:
-                if action["until"] in title and frames(title) >= 10:
+            if until is not None:
+                if until in title and frames(title) >= 10:
                     return title
             elif frames(title) >= start + n:
                 return title
@@ -155,12 +159,24 @@ def perform(browser, session, action, args, started):
                   button="left", buttons=1)
             wait_frames(2)
         mouse("mouseReleased", x1, y1, button="left", buttons=0, clickCount=1)
+    elif "click" in action:
+        x, y = action["click"]
+        mouse("mouseMoved", x, y)
+        wait_frames(2)
+        mouse("mousePressed", x, y, button="left", buttons=1, clickCount=1)
+        mouse("mouseReleased", x, y, button="left", buttons=0, clickCount=1)
     elif "wheel" in action:
         x, y, dy = action["wheel"]
         mouse("mouseMoved", x, y)
         wait_frames(2)
         mouse("mouseWheel", x, y, deltaX=0, deltaY=dy)
-    return wait_frames(args.settle)
+    # Only the wait after the input looks for "until": the waits between its events must not.
+    title = wait_frames(args.settle, action.get("until"))
+    if "shot" in action:
+        shot = browser.send("Page.captureScreenshot", {"format": "png"}, session=session)
+        with open(action["shot"], "wb") as f:
+            f.write(base64.b64decode(shot["data"]))
+    return title
 
 
 def main():

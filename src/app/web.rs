@@ -5,10 +5,12 @@
 //! scene. Everything else is the native app.
 
 use super::camera::describe_camera;
+use super::compare::{CompareSettings, Comparison};
 use super::files::web::take_picked;
 use super::loading::{LoadScene, SceneChoice, SceneStatus};
 use super::metrics::{FrameSample, Stage, Timings};
 use super::motion::Playback;
+use super::overlay::{OverlayBoxes, OverlaySettings};
 use super::query::LastQuery;
 use super::scene::CollisionScene;
 use bevy::prelude::*;
@@ -25,8 +27,10 @@ impl Plugin for WebPlugin {
 /// Writes what the frame shows into the page's title every 10 frames: the scene, `step S
 /// contacts K` of the last query, the number of frames, the query's and the frame's medians,
 /// the moving object's position (`object at X Y Z`, world frame), the pointer (window pixels,
-/// and whether it is over the panel or the 3D view) and the camera (as `obbtree view
-/// --screenshot` prints it).
+/// and whether it is over the panel or the 3D view), the camera (as `obbtree view
+/// --screenshot` prints it), and when shown the hierarchy level drawn (`hierarchy obb object
+/// level L: K volumes, D drawn`) and the side-by-side rows (`side by side obb N_v P_n K, aabb …,
+/// sphere …, same contacts yes|no`, box tests, tri tests and contacts per tree).
 #[allow(clippy::too_many_arguments)]
 fn title_line(
     mut frames: Local<u64>,
@@ -38,7 +42,14 @@ fn title_line(
     camera: Query<(&Transform, &Camera, &Projection), With<super::camera::ViewCamera>>,
     window: Query<&Window, With<bevy::window::PrimaryWindow>>,
     capture: Res<super::input::PointerCapture>,
+    views: (
+        Res<OverlaySettings>,
+        Res<OverlayBoxes>,
+        Res<CompareSettings>,
+        Res<Comparison>,
+    ),
 ) {
+    let (overlay, boxes, compare, comparison) = views;
     *frames += 1;
     if *frames % 10 != 0 {
         return;
@@ -67,6 +78,33 @@ fn title_line(
             }
             if let Some((t, cam, projection)) = camera.iter().next() {
                 line += &format!("; {}", describe_camera(t, cam, projection));
+            }
+            if overlay.show
+                && let Some(tree) = boxes.tree
+            {
+                line += &format!(
+                    "; hierarchy {tree} {} level {}: {} volumes, {} drawn",
+                    match overlay.body {
+                        super::scene::BodyId::Object => "object",
+                        super::scene::BodyId::Environment => "environment",
+                    },
+                    boxes.level,
+                    boxes.at_level,
+                    boxes.boxes.len()
+                );
+            }
+            if compare.enabled && !comparison.rows.is_empty() {
+                let rows: Vec<String> = comparison
+                    .rows
+                    .iter()
+                    .map(|r| format!("{} {} {} {}", r.kind, r.bv_tests, r.tri_tests, r.contacts))
+                    .collect();
+                let same = comparison.rows.iter().all(|r| r.same_contacts);
+                line += &format!(
+                    "; side by side {}, same contacts {}",
+                    rows.join(", "),
+                    if same { "yes" } else { "no" }
+                );
             }
             line
         }
