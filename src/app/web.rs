@@ -29,7 +29,7 @@ impl Plugin for WebPlugin {
 /// the moving object's position (`object at X Y Z`, world frame), the pointer (window pixels,
 /// and whether it is over the panel or the 3D view), the camera (as `obbtree view
 /// --screenshot` prints it), and when shown the hierarchy level drawn (`hierarchy obb object
-/// level L: K volumes, D drawn`) and the side-by-side rows (`side by side obb N_v P_n K, aabb …,
+/// level L: K volumes, D drawn`) and the side-by-side rows (`side by side obb N_v N_p K, aabb …,
 /// sphere …, same contacts yes|no`, box tests, tri tests and contacts per tree).
 #[allow(clippy::too_many_arguments)]
 fn title_line(
