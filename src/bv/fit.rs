@@ -103,6 +103,30 @@ impl TriangleMoments {
     }
 }
 
+impl TriangleMoments {
+    /// The moments of every triangle of `mesh` (indexed by triangle), in the frame whose origin
+    /// (model frame) is `origin`, at the power of two [`unit_scale`] of its vertices there (exact:
+    /// areas and second moments neither overflow nor underflow for huge or tiny models; only
+    /// the eigenvectors of sums of them are used).
+    pub fn of_mesh(mesh: &crate::mesh::TriMesh, origin: Vector) -> Vec<TriangleMoments> {
+        let k = unit_scale(mesh.vertices().iter().map(|p| p - origin));
+        (0..mesh.triangle_count())
+            .map(|t| TriangleMoments::of(&mesh.triangle(t).map(|p| (p - origin) * k)))
+            .collect()
+    }
+}
+
+/// A power of two that brings the largest coordinate magnitude of `points` to [1, 2) (exact
+/// scaling; clamped to the range of normal doubles); 1 for no points or all at the origin.
+pub(crate) fn unit_scale(points: impl Iterator<Item = Point>) -> Real {
+    let m = points.fold(0.0, |m: Real, p| m.max(p.coords.amax()));
+    if m == 0.0 {
+        return 1.0;
+    }
+    let e = (m.log2().floor() as i32).clamp(-1020, 1020);
+    (2.0 as Real).powi(-e)
+}
+
 /// The area-weighted covariance of a group of triangles from their [`TriangleMoments`]: the same
 /// closed form as [`covariance_of_triangles`] (Gottschalk et al. 1996, §4), in one pass over the
 /// precomputed moments, taken relative to the first triangle with area (so the sums do not

@@ -2,7 +2,7 @@
 
 use super::fit::{
     covariance_of_hull, covariance_of_moments, covariance_of_points, covariance_of_triangles,
-    principal_axes,
+    principal_axes, unit_scale,
 };
 use super::sat;
 use super::{
@@ -172,7 +172,7 @@ fn fit_axes(
     }
     // The axes do not depend on the scale: fit at unit scale, so that squares and products
     // neither overflow nor underflow for huge or tiny models.
-    let k = unit_scale(points.iter());
+    let k = unit_scale(points.iter().copied());
     let points: Vec<Point> = points.iter().map(|p| p * k).collect();
     let origin = points[0];
     let of_triangles = || of_triangles(&origin, k);
@@ -233,17 +233,6 @@ fn surfaces(candidates: &[Option<[Vector; 3]>; 3], points: &[Point]) -> [Real; 3
     })
 }
 
-/// A power of two that brings the largest coordinate magnitude of `points` to [1, 2) (exact
-/// scaling; clamped to the range of normal doubles).
-fn unit_scale<'p>(points: impl Iterator<Item = &'p Point>) -> Real {
-    let m = points.fold(0.0, |m: Real, p| m.max(p.coords.amax()));
-    if m == 0.0 {
-        return 1.0;
-    }
-    let e = (m.log2().floor() as i32).clamp(-1020, 1020);
-    (2.0 as Real).powi(-e)
-}
-
 /// The §4 axes of a single non-degenerate triangle in closed form: its hull is the triangle
 /// itself (flat, so §7.1's fallback applies), whose area-weighted covariance has the normal as
 /// the eigenvector of eigenvalue 0 and the in-plane eigenvectors of a 2×2 symmetric matrix.
@@ -251,7 +240,7 @@ fn unit_scale<'p>(points: impl Iterator<Item = &'p Point>) -> Real {
 /// nodes). `None` for a degenerate or sliver triangle (see [`crate::query::has_area`]).
 fn triangle_axes(t: &[Point; 3]) -> Option<[Vector; 3]> {
     // At unit scale (exact), so that the normal's norm neither overflows nor underflows.
-    let k = unit_scale(t.iter());
+    let k = unit_scale(t.iter().copied());
     let t = &t.map(|p| p * k);
     let area2 = (t[1] - t[0]).cross(&(t[2] - t[0])).norm_squared();
     // A triangle whose normal is rounding noise has no plane to fit: the caller falls back.

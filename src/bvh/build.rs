@@ -111,34 +111,16 @@ pub(super) fn build<B: BoundingVolume>(
     let (root, below) = spare.split_at_mut(1);
     let mut scratch = Scratch::new(mesh.vertices().len());
     // RAPID's fit ([`ObbFit::Triangles`]) sums per-triangle moments (§4's closed form), computed
-    // once: at a power-of-two scale that brings the largest coordinate near 1 (exact), so that
-    // areas and second moments neither overflow nor underflow for huge or tiny models. The
-    // other fits compute each group's triangle covariance directly, as before: summed moments
-    // round differently, and where a group's covariance is isotropic to rounding (a sphere's
-    // root) rounding alone picks its axes. Summing them in the default fit changed the point-
-    // proximity experiment's farthest point (OBB 7 box tests against AABB's 1, was 1 against 1).
-    let moments: Vec<TriangleMoments> =
-        if B::KIND == BvKind::Obb && options.fit == ObbFit::Triangles {
-            let m = mesh
-                .vertices()
-                .iter()
-                .fold(0.0, |m: Real, p| m.max((p - origin).coords.amax()));
-            let k = if m > 0.0 {
-                (2.0 as Real).powi(-((m.log2().floor() as i32).clamp(-1020, 1020)))
-            } else {
-                1.0
-            };
-            (0..n as u32)
-                .map(|t| {
-                    let [p, q, r] = mesh
-                        .triangle(t as usize)
-                        .map(|p| Point::from((p - origin).coords * k));
-                    TriangleMoments::of(&[p, q, r])
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
+    // once. The other fits compute each group's triangle covariance directly, as before: summed
+    // moments round differently, and where a group's covariance is isotropic to rounding (a
+    // sphere's root) rounding alone picks its axes. Summing them in the default fit changed the
+    // point-proximity experiment's farthest point (OBB 7 box tests against AABB's 1, was 1
+    // against 1).
+    let moments = if B::KIND == BvKind::Obb && options.fit == ObbFit::Triangles {
+        TriangleMoments::of_mesh(mesh, origin)
+    } else {
+        Vec::new()
+    };
     let frame = Frame {
         mesh,
         origin,
