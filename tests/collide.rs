@@ -43,6 +43,7 @@ fn check_all(
         "sphere"
     );
     for (split, fit) in [
+        (SplitRule::Mean, ObbFit::Smallest),
         (SplitRule::Median, ObbFit::Smallest),
         (SplitRule::BoxMidpoint, ObbFit::Smallest),
         (SplitRule::Mean, ObbFit::Hull),

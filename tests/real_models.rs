@@ -115,13 +115,16 @@ fn teapot_random_equals_rapid_aabb_and_sphere() {
     );
 }
 
+/// The other split rules: the median, and RAPID's own (the longest axis at the mean).
 #[test]
-fn teapot_path_equals_rapid_median_split() {
-    let b = BuildOptions {
-        split: SplitRule::Median,
-        ..BuildOptions::default()
-    };
-    check_reference::<Obb>("teapot_path.txt", "teapot_path.contacts.gz", &b);
+fn teapot_path_equals_rapid_other_splits() {
+    for split in [SplitRule::Median, SplitRule::Mean] {
+        let b = BuildOptions {
+            split,
+            ..BuildOptions::default()
+        };
+        check_reference::<Obb>("teapot_path.txt", "teapot_path.contacts.gz", &b);
+    }
 }
 
 /// Brute force on other public models at fixed poses (spot vs torus, f-16 vs f-16).

@@ -659,7 +659,12 @@ fn hierarchies_section(ui: &mut egui::Ui, p: &mut Panel) {
         egui::ComboBox::from_id_salt("split")
             .selected_text(split_name(split))
             .show_ui(ui, |ui| {
-                for r in [SplitRule::Mean, SplitRule::Median, SplitRule::BoxMidpoint] {
+                for r in [
+                    SplitRule::MeanBestAxis,
+                    SplitRule::Mean,
+                    SplitRule::Median,
+                    SplitRule::BoxMidpoint,
+                ] {
                     ui.selectable_value(&mut chosen, r, split_name(r));
                 }
             });
@@ -706,6 +711,7 @@ fn hierarchies_section(ui: &mut egui::Ui, p: &mut Panel) {
 
 fn split_name(r: SplitRule) -> &'static str {
     match r {
+        SplitRule::MeanBestAxis => "mean, best axis",
         SplitRule::Mean => "mean (RAPID)",
         SplitRule::Median => "median",
         SplitRule::BoxMidpoint => "box midpoint (van den Bergen)",

@@ -137,6 +137,12 @@ impl BoundingVolume for Aabb {
         self.half[0] * self.half[1] + self.half[1] * self.half[2] + self.half[2] * self.half[0]
     }
 
+    #[inline(always)]
+    fn circumradius(&self) -> Real {
+        let h = self.half.map(Real::from);
+        (h[0] * h[0] + h[1] * h[1] + h[2] * h[2]).sqrt()
+    }
+
     fn well_formed(&self) -> bool {
         self.center.iter().chain(&self.half).all(|x| x.is_finite())
             && self.half.iter().all(|&h| h >= 0.0)

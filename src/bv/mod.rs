@@ -227,9 +227,14 @@ pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
             Self::overlaps(query, a[1], b[1]),
         ]
     }
-    /// The squared distance between the centres of `a` and of the placed `b` (A's frame): the
-    /// first-contact traversal visits the nearer child first.
+    /// The squared distance between the centres of `a` and of the placed `b` (A's frame; model
+    /// units squared).
     fn center_distance2(a: &Self, b: &Self::Placed) -> Real;
+    /// The radius of the sphere about the volume's centre that holds it: a box's half diagonal,
+    /// a sphere's radius (model units). With [`BoundingVolume::center_distance2`] it orders the
+    /// first-contact traversal: of two overlapping children, the one whose sphere comes nearer
+    /// the other volume's centre (centre distance − radius) is visited first.
+    fn circumradius(&self) -> Real;
     /// A size used by the descend rule: the larger volume is split first. Boxes use their
     /// surface area (flat leaf boxes included), spheres their radius.
     fn size(&self) -> f32;

@@ -105,6 +105,11 @@ impl BoundingVolume for Sphere {
         self.radius
     }
 
+    #[inline(always)]
+    fn circumradius(&self) -> Real {
+        Real::from(self.radius)
+    }
+
     fn well_formed(&self) -> bool {
         self.center.iter().all(|x| x.is_finite()) && self.radius.is_finite() && self.radius >= 0.0
     }

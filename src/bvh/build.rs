@@ -14,9 +14,21 @@ use crate::mesh::TriMesh;
 )]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum SplitRule {
-    /// At the mean of the group's vertices; triangles go by their centroid (Gottschalk et al.
-    /// 1996, §4, RAPID's rule). The default.
+    /// At the mean of the triangles' centroids, along whichever of the volume's three axes gives
+    /// the two children the smallest summed extent; triangles go by their centroid. The default.
+    ///
+    /// §4 cuts the longest axis at the mean ([`SplitRule::Mean`]). This rule tries all three
+    /// axes at the same mean and scores each cut by the children's boxes in the parent's frame:
+    /// the sum of both boxes' edge lengths. For a box that sum is twice its mean width, and the
+    /// measure of planes meeting a convex body is proportional to its mean width (Crofton), so
+    /// the score stands for how likely a box test against each child is to fail to separate.
+    /// Against §4's rule it cuts the box tests of the benchmark pose sets by 5–48% (torus scene
+    /// 17%, pipes 17%, torpedo 48%, teapot 19–20%, bunny 5%) for 1–6% more build time; the
+    /// contacts are the same.
     #[default]
+    MeanBestAxis,
+    /// At the mean of the triangles' centroids along the longest axis, else the next
+    /// (Gottschalk et al. 1996, §4, RAPID's rule).
     Mean,
     /// At the median of the triangles' centroids: balanced trees (§4).
     Median,
@@ -40,7 +52,7 @@ pub struct BuildOptions {
 impl Default for BuildOptions {
     fn default() -> Self {
         Self {
-            split: SplitRule::Mean,
+            split: SplitRule::default(),
             fit: ObbFit::default(),
             // The web (wasm32) has no threads.
             parallel: !cfg!(target_arch = "wasm32"),
@@ -66,6 +78,8 @@ struct Scratch {
     stamp: Vec<u32>,
     generation: u32,
     vertices: Vec<u32>,
+    /// Per triangle of the group: which side of each candidate cut it lies on.
+    sides: Vec<u8>,
 }
 
 impl Scratch {
@@ -74,6 +88,7 @@ impl Scratch {
             stamp: vec![0; vertex_count],
             generation: 0,
             vertices: Vec::new(),
+            sides: Vec::new(),
         }
     }
 
@@ -173,7 +188,7 @@ fn build_rec<B: BoundingVolume>(
         });
         return 0;
     }
-    let k = partition(frame, tris, &fitted, options.split);
+    let k = partition(frame, tris, &fitted, options.split, &mut scratch.sides);
     let n = tris.len();
     me.write(Node {
         bv: fitted.bv,
@@ -240,7 +255,13 @@ impl Frame<'_> {
 }
 
 /// Reorders `tris` so that the first `k` go left; returns `k` (`0 < k < len`).
-fn partition<B>(frame: &Frame<'_>, tris: &mut [u32], fitted: &Fitted<B>, rule: SplitRule) -> usize {
+fn partition<B>(
+    frame: &Frame<'_>,
+    tris: &mut [u32],
+    fitted: &Fitted<B>,
+    rule: SplitRule,
+    sides: &mut Vec<u8>,
+) -> usize {
     let n = tris.len();
     match rule {
         SplitRule::Median => {
@@ -254,6 +275,11 @@ fn partition<B>(frame: &Frame<'_>, tris: &mut [u32], fitted: &Fitted<B>, rule: S
                     .then(x.cmp(&y))
             });
             return half;
+        }
+        SplitRule::MeanBestAxis => {
+            if let Some(k) = partition_best_axis(frame, tris, &fitted.split_axes, sides) {
+                return k;
+            }
         }
         SplitRule::Mean => {
             let mean = tris
@@ -296,6 +322,80 @@ fn partition<B>(frame: &Frame<'_>, tris: &mut [u32], fitted: &Fitted<B>, rule: S
     half
 }
 
+/// [`SplitRule::MeanBestAxis`]: cuts `tris` at their centroids' mean along the best of `axes`
+/// (unit, model frame) and returns the left count, or `None` when no axis separates them.
+///
+/// One pass gathers, for each axis's cut, both sides' triangle counts and their extents along
+/// all three axes (vertex projections) and records each triangle's sides in `sides`; the score
+/// of a cut is the sum of both sides' extents. Ties keep the earlier (longer) axis.
+fn partition_best_axis(
+    frame: &Frame<'_>,
+    tris: &mut [u32],
+    axes: &[Vector; 3],
+    sides: &mut Vec<u8>,
+) -> Option<usize> {
+    let n = tris.len();
+    // Three times the centroids' mean: triangle t is left of cut i when the sum of its
+    // vertices' projections on axis i is below `cut3[i]`.
+    let sum3 = tris.iter().fold(Vector::zeros(), |s, &t| {
+        let [a, b, c] = frame.triangle(t);
+        s + a.coords + b.coords + c.coords
+    });
+    let cut3 = axes.map(|a| sum3.dot(&a) / n as Real);
+    // [axis of the cut][left, right]: count, low and high ends along the three axes.
+    let mut count = [[0usize; 2]; 3];
+    let mut lo = [[[Real::INFINITY; 3]; 2]; 3];
+    let mut hi = [[[Real::NEG_INFINITY; 3]; 2]; 3];
+    sides.clear();
+    sides.extend(tris.iter().map(|&t| {
+        let d = frame.triangle(t).map(|p| axes.map(|a| p.coords.dot(&a)));
+        let mut tlo = d[0];
+        let mut thi = d[0];
+        for p in &d[1..] {
+            for j in 0..3 {
+                tlo[j] = tlo[j].min(p[j]);
+                thi[j] = thi[j].max(p[j]);
+            }
+        }
+        let mut bits = 0u8;
+        for i in 0..3 {
+            let right = usize::from(d[0][i] + d[1][i] + d[2][i] >= cut3[i]);
+            bits |= (right as u8) << i;
+            count[i][right] += 1;
+            for j in 0..3 {
+                lo[i][right][j] = lo[i][right][j].min(tlo[j]);
+                hi[i][right][j] = hi[i][right][j].max(thi[j]);
+            }
+        }
+        bits
+    }));
+    let mut best: Option<(Real, usize)> = None;
+    for i in 0..3 {
+        if count[i][0] == 0 || count[i][1] == 0 {
+            continue;
+        }
+        let score: Real = (0..2)
+            .flat_map(|s| (0..3).map(move |j| (s, j)))
+            .map(|(s, j)| hi[i][s][j] - lo[i][s][j])
+            .sum();
+        if best.is_none_or(|(b, _)| score < b) {
+            best = Some((score, i));
+        }
+    }
+    let (_, i) = best?;
+    // In-place partition by the recorded side, as `partition_by` (deterministic).
+    let mut k = 0;
+    for m in 0..n {
+        if sides[m] & (1 << i) == 0 {
+            tris.swap(m, k);
+            sides.swap(m, k);
+            k += 1;
+        }
+    }
+    debug_assert_eq!(k, count[i][0]);
+    Some(k)
+}
+
 /// In-place partition: moves the triangles for which `left` holds to the front and returns how
 /// many there are (deterministic, so builds are reproducible).
 fn partition_by(tris: &mut [u32], left: impl Fn(u32) -> bool) -> usize {
@@ -307,4 +407,96 @@ fn partition_by(tris: &mut [u32], left: impl Fn(u32) -> bool) -> usize {
         }
     }
     k
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::Matrix3;
+    use proptest::prelude::*;
+
+    /// The summed extents along `axes` of the two sides when `tris` are cut at their centroids'
+    /// mean along `axes[i]`, computed directly (each side's points projected on their own), or
+    /// `None` when a side is empty.
+    fn score_of_cut(frame: &Frame<'_>, tris: &[u32], axes: &[Vector; 3], i: usize) -> Option<Real> {
+        let mean = tris.iter().map(|&t| frame.centroid(t)).sum::<Vector>() / tris.len() as Real;
+        let cut = mean.dot(&axes[i]);
+        let (left, right): (Vec<u32>, Vec<u32>) = tris
+            .iter()
+            .partition(|&&t| frame.centroid(t).dot(&axes[i]) < cut);
+        if left.is_empty() || right.is_empty() {
+            return None;
+        }
+        let extent = |side: &[u32], a: &Vector| {
+            let d = side
+                .iter()
+                .flat_map(|&t| frame.triangle(t))
+                .map(|p| p.coords.dot(a));
+            d.clone().fold(Real::NEG_INFINITY, Real::max) - d.fold(Real::INFINITY, Real::min)
+        };
+        Some(
+            axes.iter()
+                .map(|a| extent(&left, a) + extent(&right, a))
+                .sum(),
+        )
+    }
+
+    proptest! {
+        /// The best-axis cut keeps each triangle on the side its centroid lies on, and no other
+        /// axis's cut scores lower (the scores computed directly); random float triangles in a
+        /// random orthonormal frame.
+        #[test]
+        fn best_axis_cut_scores_lowest(
+            corners in prop::collection::vec(prop::array::uniform3(-10.0f64..10.0), 6..90),
+            stretch in prop::array::uniform3(0.1f64..5.0),
+            axis in prop::array::uniform3(-1.0f64..1.0),
+            angle in 0.0f64..6.3,
+        ) {
+            let vertices: Vec<Point> = corners
+                .iter()
+                .map(|c| Point::new(c[0] * stretch[0], c[1] * stretch[1], c[2] * stretch[2]))
+                .collect();
+            let triangles: Vec<[u32; 3]> =
+                (0..vertices.len() as u32 / 3).map(|t| [3 * t, 3 * t + 1, 3 * t + 2]).collect();
+            let mesh = TriMesh::new(vertices, triangles, "random").unwrap();
+            let rot = nalgebra::Rotation3::from_axis_angle(
+                &nalgebra::Unit::try_new(Vector::from(axis), 1e-3).unwrap_or(Vector::z_axis()),
+                angle,
+            );
+            let m: Matrix3 = *rot.matrix();
+            let axes = [0, 1, 2].map(|k| m.column(k).into_owned());
+            let frame = Frame { mesh: &mesh, origin: Vector::new(1.0, -2.0, 3.0), moments: &[] };
+            let mut tris: Vec<u32> = (0..mesh.triangle_count() as u32).collect();
+            let scores = [0, 1, 2].map(|i| score_of_cut(&frame, &tris, &axes, i));
+            let mut sides = Vec::new();
+            let k = partition_best_axis(&frame, &mut tris, &axes, &mut sides);
+            let Some(k) = k else {
+                prop_assert!(scores.iter().all(Option::is_none));
+                return Ok(());
+            };
+            prop_assert!(0 < k && k < tris.len());
+            // The chosen cut: the axis whose direct partition puts the same triangles left.
+            let mut left = tris[..k].to_vec();
+            left.sort_unstable();
+            let chosen = (0..3).find(|&i| {
+                let mean = tris.iter().map(|&t| frame.centroid(t)).sum::<Vector>()
+                    / tris.len() as Real;
+                let cut = mean.dot(&axes[i]);
+                let mut direct: Vec<u32> = tris
+                    .iter()
+                    .copied()
+                    .filter(|&t| frame.centroid(t).dot(&axes[i]) < cut)
+                    .collect();
+                direct.sort_unstable();
+                direct == left && scores[i].is_some()
+            });
+            prop_assert!(chosen.is_some(), "no axis's cut gives the left side");
+            let best = scores.iter().flatten().fold(Real::INFINITY, |a, &b| a.min(b));
+            let got = scores[chosen.unwrap()].unwrap();
+            prop_assert!(got <= best * (1.0 + 1e-9), "chose {got}, best {best}");
+            let mut sorted = tris.clone();
+            sorted.sort_unstable();
+            prop_assert_eq!(sorted, (0..mesh.triangle_count() as u32).collect::<Vec<_>>());
+        }
+    }
 }

@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(long)]
     pub sat_lite: bool,
     /// Split rule of the hierarchy builder.
-    #[arg(long, value_enum, default_value = "mean")]
+    #[arg(long, value_enum, default_value = "mean-best-axis")]
     pub split: SplitRule,
     /// Where each query starts: from the root pair (`top-down`, the default: every pose on its
     /// own) or from the previous pose's separation list (`predicted`, `deferred`: Li & Chen §4,
