@@ -230,11 +230,12 @@ pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
     /// The squared distance between the centres of `a` and of the placed `b` (A's frame; model
     /// units squared).
     fn center_distance2(a: &Self, b: &Self::Placed) -> Real;
-    /// The radius of the sphere about the volume's centre that holds it: a box's half diagonal,
-    /// a sphere's radius (model units). With [`BoundingVolume::center_distance2`] it orders the
-    /// first-contact traversal: of two overlapping children, the one whose sphere comes nearer
-    /// the other volume's centre (centre distance − radius) is visited first.
-    fn circumradius(&self) -> Real;
+    /// The squared radius of the sphere about the volume's centre that holds it: a box's half
+    /// diagonal, a sphere's radius (model units squared). With
+    /// [`BoundingVolume::center_distance2`] it orders the first-contact traversal: of two
+    /// overlapping children, the one for which the other volume's centre has the smaller power
+    /// (squared centre distance − squared radius) is visited first.
+    fn circumradius2(&self) -> Real;
     /// A size used by the descend rule: the larger volume is split first. Boxes use their
     /// surface area (flat leaf boxes included), spheres their radius.
     fn size(&self) -> f32;

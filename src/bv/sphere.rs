@@ -106,8 +106,9 @@ impl BoundingVolume for Sphere {
     }
 
     #[inline(always)]
-    fn circumradius(&self) -> Real {
-        Real::from(self.radius)
+    fn circumradius2(&self) -> Real {
+        let r = Real::from(self.radius);
+        r * r
     }
 
     fn well_formed(&self) -> bool {
