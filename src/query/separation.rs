@@ -25,6 +25,14 @@ use crate::math::{Matrix3, Vector};
 pub enum SeparationPolicy {
     /// Every query starts at the root pair (the top-down traversal of §3.3, Fig. 1); the list is
     /// recorded but never reused. Its counts equal [`super::collide_relative`]'s.
+    #[cfg_attr(
+        feature = "cli",
+        value(
+            help = "Every query starts at the root pair (the top-down traversal of §3.3, \
+                      Fig. 1); the list is recorded but never reused: the counts of a query \
+                      without a list"
+        )
+    )]
     TopDown,
     /// §4.3, Fig. 4(a): update the list while it grows; once an update leaves its size
     /// unchanged, rebuild it from the root at the next query ("Using SL" in Table 1).
