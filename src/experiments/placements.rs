@@ -761,8 +761,8 @@ fn setup(r: &PlacementsResult) -> String {
          placements: both models at Shoemake-uniform random rotations, their origins (the centres of \
          their bounding boxes) uniform in a cube sized by bisection on a pilot sample so that about \
          60% of placements collide (sides: {}). One first-contact query per placement (\"tested for \
-         intersection\"); both tree types are built by the same top-down process (mean split, the \
-         AABB tree with identity axes). C_b and C_p are measured by re-testing the box and triangle \
+         intersection\"); both tree types are built by the same top-down process (the default \
+         split, at the centroids' mean along the best axis; the AABB tree with identity axes). C_b and C_p are measured by re-testing the box and triangle \
          pairs the queries of 200 sampled placements tested; T_b = N_b·C_b and T_p = N_p·C_p as in \
          his tables, while T_total is the measured time of all queries (it includes the traversal \
          itself). Paper: Sun UltraSPARC-I, 167 MHz; ours: this machine.",

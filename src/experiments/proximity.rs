@@ -520,9 +520,9 @@ fn setup(r: &ProximityResult) -> String {
         format!(
             "Two concentric geodesic spheres of {} triangles each, radii 1 and 1 + ε, the outer one \
              turned by a random rotation; one all-contacts query per ε. The AABB trees are built by \
-             the same process as the OBB trees (mean split along the longest axis) with identity \
-             axes. Once ε is below the tessellation's sagitta the polyhedra intersect (column \
-             `contacts`).",
+             the same process as the OBB trees (the default split: at the centroids' mean, along \
+             the best axis) with identity axes. Once ε is below the tessellation's sagitta the \
+             polyhedra intersect (column `contacts`).",
             r.triangles
         )
     } else {

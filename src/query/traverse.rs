@@ -578,8 +578,8 @@ enum Frontier {
 /// little to share and runs sequentially.
 ///
 /// The expansion tests one pair at a time, where the recursion tests two, so a shallow query
-/// (the pipes path: about 1,300 box tests) takes about 1.2× its sequential time here; the
-/// deep overlaps this is for scale (two 32,400-triangle spheres 1e-3 apart: 1.96× on two
+/// (the pipes path: about 1,000 box tests) takes about 1.3× its sequential time here; the
+/// deep overlaps this is for scale (two 32,400-triangle spheres 1e-3 apart: 1.75× on two
 /// threads). Queries over many poses are better run side by side (`obbtree collide
 /// --threads`).
 pub fn collide_parallel<B: BoundingVolume>(
