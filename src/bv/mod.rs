@@ -230,8 +230,8 @@ pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
     /// The squared distance between the centres of `a` and of the placed `b` (A's frame; model
     /// units squared).
     fn center_distance2(a: &Self, b: &Self::Placed) -> Real;
-    /// The squared radius of the sphere about the volume's centre that holds it: a box's half
-    /// diagonal, a sphere's radius (model units squared). With
+    /// The squared radius of the sphere about the volume's centre that holds it: the square of
+    /// a box's half diagonal or of a sphere's radius (model units squared). With
     /// [`BoundingVolume::center_distance2`] it orders the first-contact traversal: of two
     /// overlapping children, the one for which the other volume's centre has the smaller power
     /// (squared centre distance − squared radius) is visited first.
