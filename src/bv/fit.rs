@@ -105,7 +105,7 @@ impl TriangleMoments {
 
 impl TriangleMoments {
     /// The moments of every triangle of `mesh` (indexed by triangle), in the frame whose origin
-    /// (model frame) is `origin`, at the power of two [`unit_scale`] of its vertices there (exact:
+    /// (model frame) is `origin`, at the power of two (`unit_scale`) of its vertices there (exact:
     /// areas and second moments neither overflow nor underflow for huge or tiny models; only
     /// the eigenvectors of sums of them are used).
     pub fn of_mesh(mesh: &crate::mesh::TriMesh, origin: Vector) -> Vec<TriangleMoments> {
