@@ -261,6 +261,10 @@ mod tests {
     }
 
     proptest! {
+        // No failure file: proptest's default would write it to a folder at the crate's top
+        // level; a case worth keeping becomes an explicit test.
+        #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::default() })]
+
         /// The precomputed moments give the paper's closed form (§4) evaluated directly.
         #[test]
         fn moments_give_the_closed_form(tris in group()) {

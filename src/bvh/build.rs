@@ -441,10 +441,79 @@ mod tests {
         )
     }
 
+    /// The best-axis cut keeps each triangle on the side its centroid lies on, and no other
+    /// axis's cut scores lower (the scores computed directly): triangles with corners
+    /// `corners` scaled by `stretch`, cut along the axes of the rotation by `angle` about `axis`.
+    fn check_best_axis_cut(
+        corners: &[[f64; 3]],
+        stretch: [f64; 3],
+        axis: [f64; 3],
+        angle: f64,
+    ) -> Result<(), TestCaseError> {
+        let vertices: Vec<Point> = corners
+            .iter()
+            .map(|c| Point::new(c[0] * stretch[0], c[1] * stretch[1], c[2] * stretch[2]))
+            .collect();
+        let triangles: Vec<[u32; 3]> = (0..vertices.len() as u32 / 3)
+            .map(|t| [3 * t, 3 * t + 1, 3 * t + 2])
+            .collect();
+        let mesh = TriMesh::new(vertices, triangles, "random").unwrap();
+        let rot = nalgebra::Rotation3::from_axis_angle(
+            &nalgebra::Unit::try_new(Vector::from(axis), 1e-3).unwrap_or(Vector::z_axis()),
+            angle,
+        );
+        let m: Matrix3 = *rot.matrix();
+        let axes = [0, 1, 2].map(|k| m.column(k).into_owned());
+        let frame = Frame {
+            mesh: &mesh,
+            origin: Vector::new(1.0, -2.0, 3.0),
+            moments: &[],
+        };
+        let mut tris: Vec<u32> = (0..mesh.triangle_count() as u32).collect();
+        let scores = [0, 1, 2].map(|i| score_of_cut(&frame, &tris, &axes, i));
+        let mut sides = Vec::new();
+        let k = partition_best_axis(&frame, &mut tris, &axes, &mut sides);
+        let Some(k) = k else {
+            prop_assert!(scores.iter().all(Option::is_none));
+            return Ok(());
+        };
+        prop_assert!(0 < k && k < tris.len());
+        // The chosen cut: the axis whose direct partition puts the same triangles left.
+        let mut left = tris[..k].to_vec();
+        left.sort_unstable();
+        let chosen = (0..3).find(|&i| {
+            let mean = tris.iter().map(|&t| frame.centroid(t)).sum::<Vector>() / tris.len() as Real;
+            let cut = mean.dot(&axes[i]);
+            let mut direct: Vec<u32> = tris
+                .iter()
+                .copied()
+                .filter(|&t| frame.centroid(t).dot(&axes[i]) < cut)
+                .collect();
+            direct.sort_unstable();
+            direct == left && scores[i].is_some()
+        });
+        prop_assert!(chosen.is_some(), "no axis's cut gives the left side");
+        let best = scores
+            .iter()
+            .flatten()
+            .fold(Real::INFINITY, |a, &b| a.min(b));
+        let got = scores[chosen.unwrap()].unwrap();
+        prop_assert!(got <= best * (1.0 + 1e-9), "chose {got}, best {best}");
+        let mut sorted = tris.clone();
+        sorted.sort_unstable();
+        prop_assert_eq!(
+            sorted,
+            (0..mesh.triangle_count() as u32).collect::<Vec<_>>()
+        );
+        Ok(())
+    }
+
     proptest! {
-        /// The best-axis cut keeps each triangle on the side its centroid lies on, and no other
-        /// axis's cut scores lower (the scores computed directly); random float triangles in a
-        /// random orthonormal frame.
+        // No failure file: a case worth keeping becomes an explicit test below (proptest's
+        // default would write it to a folder at the crate's top level).
+        #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// [`check_best_axis_cut`] on random float triangles in a random orthonormal frame.
         #[test]
         fn best_axis_cut_scores_lowest(
             corners in prop::collection::vec(prop::array::uniform3(-10.0f64..10.0), 6..90),
@@ -452,51 +521,27 @@ mod tests {
             axis in prop::array::uniform3(-1.0f64..1.0),
             angle in 0.0f64..6.3,
         ) {
-            let vertices: Vec<Point> = corners
-                .iter()
-                .map(|c| Point::new(c[0] * stretch[0], c[1] * stretch[1], c[2] * stretch[2]))
-                .collect();
-            let triangles: Vec<[u32; 3]> =
-                (0..vertices.len() as u32 / 3).map(|t| [3 * t, 3 * t + 1, 3 * t + 2]).collect();
-            let mesh = TriMesh::new(vertices, triangles, "random").unwrap();
-            let rot = nalgebra::Rotation3::from_axis_angle(
-                &nalgebra::Unit::try_new(Vector::from(axis), 1e-3).unwrap_or(Vector::z_axis()),
-                angle,
-            );
-            let m: Matrix3 = *rot.matrix();
-            let axes = [0, 1, 2].map(|k| m.column(k).into_owned());
-            let frame = Frame { mesh: &mesh, origin: Vector::new(1.0, -2.0, 3.0), moments: &[] };
-            let mut tris: Vec<u32> = (0..mesh.triangle_count() as u32).collect();
-            let scores = [0, 1, 2].map(|i| score_of_cut(&frame, &tris, &axes, i));
-            let mut sides = Vec::new();
-            let k = partition_best_axis(&frame, &mut tris, &axes, &mut sides);
-            let Some(k) = k else {
-                prop_assert!(scores.iter().all(Option::is_none));
-                return Ok(());
-            };
-            prop_assert!(0 < k && k < tris.len());
-            // The chosen cut: the axis whose direct partition puts the same triangles left.
-            let mut left = tris[..k].to_vec();
-            left.sort_unstable();
-            let chosen = (0..3).find(|&i| {
-                let mean = tris.iter().map(|&t| frame.centroid(t)).sum::<Vector>()
-                    / tris.len() as Real;
-                let cut = mean.dot(&axes[i]);
-                let mut direct: Vec<u32> = tris
-                    .iter()
-                    .copied()
-                    .filter(|&t| frame.centroid(t).dot(&axes[i]) < cut)
-                    .collect();
-                direct.sort_unstable();
-                direct == left && scores[i].is_some()
-            });
-            prop_assert!(chosen.is_some(), "no axis's cut gives the left side");
-            let best = scores.iter().flatten().fold(Real::INFINITY, |a, &b| a.min(b));
-            let got = scores[chosen.unwrap()].unwrap();
-            prop_assert!(got <= best * (1.0 + 1e-9), "chose {got}, best {best}");
-            let mut sorted = tris.clone();
-            sorted.sort_unstable();
-            prop_assert_eq!(sorted, (0..mesh.triangle_count() as u32).collect::<Vec<_>>());
+            check_best_axis_cut(&corners, stretch, axis, angle)?;
         }
+    }
+
+    /// A case proptest once shrank to (three triangles, one of them nearly flat along the
+    /// stretched axis): it tells a cut on the best axis from one on the worst.
+    #[test]
+    fn best_axis_cut_recorded_case() {
+        let corners = [
+            [0.0, 0.0, 9.805937048530724],
+            [4.825974666908126, 0.0, -8.879725001990753],
+            [0.0, 0.0, 0.0],
+            [-9.068320226203667, 2.831636868177772, 0.0],
+            [-6.126124764437917, 0.0, -2.0527850385253683],
+            [9.038680163267388, 0.0, 1.7039770325899164],
+            [0.0, 0.0, -3.718504016079982],
+            [0.0, -8.5654628113332, 5.7746149194102045],
+            [5.591603639742032, 0.0, -5.3250719293859445],
+        ];
+        let stretch = [1.2930004015271601, 2.6426813380726415, 0.1];
+        let axis = [0.6832656591911186, 0.6612879587282412, -0.9114385442031224];
+        check_best_axis_cut(&corners, stretch, axis, 2.5020974439985117).unwrap();
     }
 }
