@@ -164,19 +164,29 @@ pub fn run(options: ViewOptions) -> AppExit {
         playback.mode = MotionMode::Simulate;
     }
     let mut app = App::new();
-    app.add_plugins(DefaultPlugins.set(WindowPlugin {
-        primary_window: Some(Window {
-            title: "obbtree — OBBTree interference detection".into(),
-            resolution: (1280, 720).into(),
-            // In a browser: draw into the page's canvas, sized by the page, and keep the
-            // page from scrolling or opening menus on the viewer's keys and drags.
-            canvas: cfg!(target_arch = "wasm32").then(|| "#obbtree".into()),
-            fit_canvas_to_parent: true,
-            prevent_default_event_handling: true,
-            ..default()
-        }),
-        ..default()
-    }))
+    app.add_plugins(
+        DefaultPlugins
+            .set(WindowPlugin {
+                primary_window: Some(Window {
+                    title: "obbtree — OBBTree interference detection".into(),
+                    resolution: (1280, 720).into(),
+                    // In a browser: draw into the page's canvas, sized by the page, and keep the
+                    // page from scrolling or opening menus on the viewer's keys and drags.
+                    canvas: cfg!(target_arch = "wasm32").then(|| "#obbtree".into()),
+                    fit_canvas_to_parent: true,
+                    prevent_default_event_handling: true,
+                    ..default()
+                }),
+                ..default()
+            })
+            .set(bevy::render::RenderPlugin {
+                // A screenshot must show the scene: compiled asynchronously (the default), a mesh
+                // pipeline can still be compiling when the capture frame comes under a software
+                // renderer on a busy machine, and the frame shows the panel over an empty sky.
+                synchronous_pipeline_compilation: options.screenshot.is_some(),
+                ..default()
+            }),
+    )
     // Render continuously even without focus (Xvfb windows have none).
     .insert_resource(bevy::winit::WinitSettings::continuous())
     .add_plugins(bevy_egui::EguiPlugin::default())
