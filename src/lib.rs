@@ -63,6 +63,8 @@ pub mod experiments;
 pub mod math;
 pub mod mesh;
 pub mod pose;
+// Exact orientation predicates: the triangle tests' and the §4 hull's.
+pub(crate) mod predicates;
 pub mod query;
 #[cfg(feature = "paper")]
 pub mod scenes;

@@ -1,8 +1,9 @@
 //! Exact orientation predicates: the sign of `orient3d` and `orient2d` for any finite `f64`
 //! input, with a floating-point filter in front.
 //!
-//! Every sign decision of the triangle–triangle test ([`super::triangles_intersect`]) is one of
-//! these determinants. Each is evaluated in three stages:
+//! Every sign decision of the triangle–triangle test ([`crate::query::triangles_intersect`]) is
+//! one of these determinants, and so is every visibility decision of the small convex hulls of
+//! the §4 fit (`crate::bv::hull`). Each is evaluated in three stages:
 //!
 //! 1. **Filter**: the determinant in plain double precision together with the bound on its
 //!    rounding error of Shewchuk, "Adaptive Precision Floating-Point Arithmetic and Fast Robust
@@ -122,9 +123,10 @@ fn expansion_safe(values: impl IntoIterator<Item = Real>) -> bool {
     })
 }
 
+/// `orient3d(a, b, c, d)` without the filter: exact sign, any finite input.
 #[cold]
 #[inline(never)]
-fn exact_orient3d(a: &Point, b: &Point, c: &Point, d: &Point) -> Real {
+pub(crate) fn exact_orient3d(a: &Point, b: &Point, c: &Point, d: &Point) -> Real {
     let all = [a, b, c, d];
     if expansion_safe(all.iter().flat_map(|p| p.iter().copied())) {
         let co = |p: &Point| robust::Coord3D {

@@ -14,6 +14,7 @@
 
 mod aabb;
 mod fit;
+mod hull;
 pub mod obb;
 pub mod sat;
 mod sphere;

@@ -1,9 +1,10 @@
 //! Oriented bounding boxes (Gottschalk et al. 1996, §4–§5): the fit and the overlap test.
 
 use super::fit::{
-    covariance_of_hull, covariance_of_moments, covariance_of_points, covariance_of_triangles,
-    principal_axes, unit_scale,
+    covariance_of_moments, covariance_of_points, covariance_of_triangles, principal_axes,
+    unit_scale,
 };
+use super::hull::hull_covariance;
 use super::sat;
 use super::{
     BoundingVolume, BvKind, Fitted, Group, ObbFit, OverlapOptions, SatMode, store_box, v3,
@@ -271,146 +272,6 @@ fn triangle_axes(t: &[Point; 3]) -> Option<[Vector; 3]> {
     let major = u * theta.cos() + v * theta.sin();
     let minor = n.cross(&major);
     Some([major, minor, major.cross(&minor)])
-}
-
-/// The points that may be vertices of the convex hull of `points` (same order): those not
-/// strictly inside the hull of their extreme points along 13 directions (the Akl–Toussaint
-/// heuristic). A point inside the hull of some of the points is no vertex of the hull of all of
-/// them, so the hull is unchanged; quickhull then works on far fewer points. Small sets are
-/// returned as they are.
-fn drop_interior(points: Vec<glam::Vec3A>) -> Vec<glam::Vec3A> {
-    use glam::Vec3A;
-    if points.len() < 48 {
-        return points;
-    }
-    const DIRS: [[f32; 3]; 13] = [
-        [1.0, 0.0, 0.0],
-        [0.0, 1.0, 0.0],
-        [0.0, 0.0, 1.0],
-        [1.0, 1.0, 0.0],
-        [1.0, -1.0, 0.0],
-        [1.0, 0.0, 1.0],
-        [1.0, 0.0, -1.0],
-        [0.0, 1.0, 1.0],
-        [0.0, 1.0, -1.0],
-        [1.0, 1.0, 1.0],
-        [1.0, 1.0, -1.0],
-        [1.0, -1.0, 1.0],
-        [-1.0, 1.0, 1.0],
-    ];
-    let mut extremes: Vec<usize> = Vec::with_capacity(26);
-    for d in DIRS {
-        let d = Vec3A::from(d);
-        let (mut lo, mut hi) = ((f32::INFINITY, 0), (f32::NEG_INFINITY, 0));
-        for (i, p) in points.iter().enumerate() {
-            let x = d.dot(*p);
-            if x < lo.0 {
-                lo = (x, i);
-            }
-            if x > hi.0 {
-                hi = (x, i);
-            }
-        }
-        extremes.extend([lo.1, hi.1]);
-    }
-    extremes.sort_unstable();
-    extremes.dedup();
-    let core: Vec<Vec3A> = extremes.iter().map(|&i| points[i]).collect();
-    let Ok(Ok(poly)) =
-        std::panic::catch_unwind(|| quickhull::ConvexTriangleMesh::try_from_points(&core, None))
-    else {
-        return points;
-    };
-    let verts = poly.vertices();
-    if verts.len() < 4 {
-        return points;
-    }
-    let centre = verts.iter().copied().sum::<Vec3A>() / verts.len() as f32;
-    let extent = points
-        .iter()
-        .fold(0.0f32, |m, p| m.max((*p - centre).abs().max_element()));
-    // Outward planes, shrunk by a margin well above single precision's rounding: only points
-    // clearly inside go.
-    let planes: Vec<(Vec3A, f32)> = poly
-        .indices()
-        .iter()
-        .filter_map(|t| {
-            let (a, b, c) = (
-                verts[t[0] as usize],
-                verts[t[1] as usize],
-                verts[t[2] as usize],
-            );
-            let n = (b - a).cross(c - a).normalize_or_zero();
-            if n == Vec3A::ZERO {
-                return None;
-            }
-            let n = if n.dot(centre - a) > 0.0 { -n } else { n };
-            Some((n, n.dot(a) - 1e-4 * extent))
-        })
-        .collect();
-    if planes.len() < 4 {
-        return points;
-    }
-    let mut kept: Vec<Vec3A> = points
-        .iter()
-        .copied()
-        .filter(|p| planes.iter().any(|(n, off)| n.dot(*p) >= *off))
-        .collect();
-    // The extreme points themselves always stay (they are on the hull).
-    for &i in &extremes {
-        if !kept.contains(&points[i]) {
-            kept.push(points[i]);
-        }
-    }
-    kept
-}
-
-/// Covariance of the convex hull of `points` (quickhull), or `None` when the hull is
-/// rank-deficient (flat, collinear or a point: Gottschalk et al. 1996, §7.1).
-fn hull_covariance(points: &[Point], origin: &Point) -> Option<Matrix3> {
-    if points.len() < 4 {
-        return None;
-    }
-    let local: Vec<glam::Vec3A> = points
-        .iter()
-        .map(|p| {
-            let d = p - origin;
-            glam::Vec3A::new(d.x as f32, d.y as f32, d.z as f32)
-        })
-        .collect();
-    let local = drop_interior(local);
-    let hull =
-        std::panic::catch_unwind(|| quickhull::ConvexTriangleMesh::try_from_points(&local, None))
-            .ok()?
-            .ok()?;
-    let verts = hull.vertices();
-    let tris = hull.indices();
-    if verts.len() < 4 || tris.len() < 4 {
-        return None;
-    }
-    let to_v = |i: u32| {
-        let p = verts[i as usize];
-        Vector::new(p.x as Real, p.y as Real, p.z as Real)
-    };
-    non_flat_covariance(tris.iter().map(|t| [to_v(t[0]), to_v(t[1]), to_v(t[2])]))
-}
-
-/// The area-weighted covariance of a closed hull's surface (§4), or `None` when the hull is flat:
-/// its volume is below `1e-9` of the cube of its extent (a frame near the hull, so that the
-/// volume does not cancel).
-fn non_flat_covariance(tris: impl Iterator<Item = [Vector; 3]> + Clone) -> Option<Matrix3> {
-    let mut volume = 0.0;
-    let mut extent: Real = 0.0;
-    for [p, q, r] in tris.clone() {
-        volume += p.dot(&q.cross(&r)) / 6.0;
-        extent = extent.max(p.amax());
-    }
-    // Negated so that a NaN volume also counts as flat.
-    #[allow(clippy::neg_cmp_op_on_partial_ord)]
-    if !(volume.abs() > 1e-9 * extent.powi(3)) {
-        return None;
-    }
-    covariance_of_hull(tris)
 }
 
 /// B's box expressed in A's frame, laid out for the overlap test: B's axes in A's frame in

@@ -20,9 +20,9 @@
 //! polygons in a coordinate plane onto which they project one-to-one: the vertices of each
 //! inside the other (closed) and the crossings of their edges; the answer is the convex hull.
 
-use super::predicates::{orient2d, orient3d};
 use super::tri_tri::{has_area, triangles_intersect};
 use crate::math::{Point, Real};
+use crate::predicates::{orient2d, orient3d};
 
 /// Where two triangles meet, in the frame of the triangles given (both must be in one frame),
 /// in their units.

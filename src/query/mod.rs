@@ -2,13 +2,12 @@
 //! triangle–triangle test, the traversal and its counts (Gottschalk et al. 1996, eq. (1)).
 
 pub mod intersection;
-mod predicates;
 mod separation;
 mod traverse;
 mod tri_tri;
 
+pub use crate::predicates::{orient2d, orient3d};
 pub use intersection::{Intersection, triangle_intersection};
-pub use predicates::{orient2d, orient3d};
 pub use separation::{SeparationList, SeparationPolicy, collide_incremental};
 pub use traverse::{
     collide, collide_into, collide_parallel, collide_relative, collide_traced, collide_until,

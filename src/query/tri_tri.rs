@@ -5,7 +5,7 @@
 //! 3×3 determinants decide, no divisions. Coplanar pairs are decided in 2D by a separating axis
 //! test on edge normals, again with orientation predicates only.
 //!
-//! Every sign is exact for the `f64` coordinates the test receives ([`super::predicates`]: a
+//! Every sign is exact for the `f64` coordinates the test receives ([`crate::predicates`]: a
 //! floating-point filter, then Shewchuk's adaptive arithmetic, then big integers), so touching —
 //! a shared vertex, a vertex on an edge or a face, a shared edge, coincident triangles — is
 //! always a contact, and a gap of one ulp is never one.
@@ -15,8 +15,8 @@
 //! a triangle is degenerate is itself decided exactly (its normal is exactly zero), so a sliver
 //! with a tiny but nonzero area stays a triangle.
 
-use super::predicates::{Plane, orient2d, orient3d};
 use crate::math::{Point, Real};
+use crate::predicates::{Plane, orient2d, orient3d};
 
 /// Whether the closed triangles `p` and `q` (same frame) intersect. Degenerate triangles are
 /// treated as segments or points. Exact for any finite coordinates.

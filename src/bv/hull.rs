@@ -1,0 +1,499 @@
+//! The convex hull step of the OBB fit (Gottschalk et al. 1996, §4): a box is oriented by the
+//! area-weighted covariance of the surface of the convex hull of its group's vertices, so that
+//! points inside the hull (which a denser sampling of the same shape would add) do not sway it.
+//!
+//! Two hull algorithms serve it. Most groups of a hierarchy are small (half the internal nodes
+//! of a mesh's tree have two triangles and four to six vertices), and for them the per-call cost
+//! of a general hull library dominates the build; [`SmallHull`] is an incremental hull (each
+//! point in turn removes the faces it sees and is joined to their horizon) whose every visibility
+//! decision is an exact orientation predicate ([`crate::predicates`]), on fixed-size arrays, no
+//! allocation. Larger groups go through an Akl–Toussaint interior filter and then `quickhull`
+//! (single precision).
+//!
+//! Degenerate input is valid (§7.1): repeated points, coplanar faces (the grids of the paper's
+//! scenes are full of them) and flat or collinear groups, for which the hull has no volume and
+//! the caller falls back to the triangles' covariance.
+
+use super::fit::covariance_of_hull;
+use crate::math::{Matrix3, Point, Real, Vector};
+use crate::predicates::{Plane, exact_orient3d};
+use std::mem::MaybeUninit;
+
+/// Groups of at most this many points get the exact incremental hull ([`SmallHull`]); larger
+/// ones the interior filter and `quickhull`.
+pub(super) const SMALL: usize = 32;
+
+/// The most faces a hull of [`SMALL`] points has (a closed triangulated surface with `n`
+/// vertices has at most `2n − 4` faces).
+const MAX_FACES: usize = 2 * SMALL - 4;
+
+/// The convex hull of at most [`SMALL`] points as a closed surface of triangles, each wound
+/// counter-clockwise seen from outside (its normal `(b − a) × (c − a)` points out), by
+/// reference to the input points.
+///
+/// Exact for any finite input: every input point lies inside or on every face's plane, every
+/// edge is shared by exactly two faces, and no face has zero area. Coplanar points on the hull
+/// yield coplanar neighbouring faces (any triangulation of the flat part: the surface integrals
+/// of §4 do not depend on which).
+pub(super) struct SmallHull {
+    faces: [[u8; 3]; MAX_FACES],
+    /// The faces' planes, prepared for the orientation filter (`side(x)` is positive when `x`
+    /// is outside); the first `len` are initialised (left uninitialised past them: a hull is
+    /// built once per node of a hierarchy, and writing 4 KiB of unused planes showed up in the
+    /// build's profile).
+    planes: [MaybeUninit<Plane>; MAX_FACES],
+    len: usize,
+}
+
+impl SmallHull {
+    /// The hull of `points` (4 ≤ `points.len()` ≤ [`SMALL`], finite), or `None` when the
+    /// points are coplanar (the hull is flat: §7.1) or within rounding of it (a volume below
+    /// about 1e-15 of their extent cubed).
+    pub(super) fn new(points: &[Point]) -> Option<SmallHull> {
+        let mut hull = SmallHull {
+            faces: [[0; 3]; MAX_FACES],
+            planes: [const { MaybeUninit::uninit() }; MAX_FACES],
+            len: 0,
+        };
+        hull.build(points).then_some(hull)
+    }
+
+    /// Builds the hull of `points` into `self` (see [`SmallHull::new`]); `false` when flat.
+    fn build(&mut self, points: &[Point]) -> bool {
+        self.len = 0;
+        let n = points.len();
+        if !(4..=SMALL).contains(&n) {
+            return false;
+        }
+        let Some([i0, i1, i2, i3]) = initial_simplex(points) else {
+            return false;
+        };
+        let hull = self;
+        for (a, b, c, opposite) in [
+            (i0, i1, i2, i3),
+            (i0, i1, i3, i2),
+            (i0, i2, i3, i1),
+            (i1, i2, i3, i0),
+        ] {
+            // Wound so that the opposite corner is inside.
+            let face = if Self::sees_point(points, [a, b, c], opposite) {
+                [a, c, b]
+            } else {
+                [a, b, c]
+            };
+            hull.push(points, face);
+        }
+        let mut visible = [0u8; MAX_FACES];
+        let mut edges = [[0u8; 2]; 3 * MAX_FACES];
+        for p in 0..n as u8 {
+            if [i0, i1, i2, i3].contains(&p) {
+                continue;
+            }
+            let mut seen = 0;
+            for f in 0..hull.len {
+                if hull.face_sees(points, f, p) {
+                    visible[seen] = f as u8;
+                    seen += 1;
+                }
+            }
+            if seen == 0 {
+                continue; // inside or on the hull
+            }
+            let mut edge_count = 0;
+            for &f in &visible[..seen] {
+                let [a, b, c] = hull.faces[f as usize];
+                for e in [[a, b], [b, c], [c, a]] {
+                    edges[edge_count] = e;
+                    edge_count += 1;
+                }
+            }
+            // Remove the visible faces (from the back, so that the indices still to remove stay
+            // valid under swap-removal: `visible` is increasing).
+            for &f in visible[..seen].iter().rev() {
+                hull.len -= 1;
+                hull.faces[f as usize] = hull.faces[hull.len];
+                hull.planes[f as usize] = hull.planes[hull.len];
+            }
+            // The horizon: visible faces' edges whose twin is not a visible face's edge. The
+            // visible faces form a disc (exact predicates), so these close one loop.
+            for k in 0..edge_count {
+                let [a, b] = edges[k];
+                if edges[..edge_count].contains(&[b, a]) {
+                    continue;
+                }
+                if hull.len == MAX_FACES {
+                    return false; // cannot happen for a valid hull; the caller falls back
+                }
+                hull.push(points, [a, b, p]);
+            }
+        }
+        true
+    }
+
+    /// The faces, as triples of indices into the points.
+    pub(super) fn faces(&self) -> &[[u8; 3]] {
+        &self.faces[..self.len]
+    }
+
+    fn push(&mut self, points: &[Point], [a, b, c]: [u8; 3]) {
+        let p = |i: u8| &points[i as usize];
+        // `side(x)` is orient3d(x, b, c, a) = −orient3d(a, b, c, x): positive outside.
+        self.planes[self.len] = MaybeUninit::new(Plane::new(p(b), p(c), p(a)));
+        self.faces[self.len] = [a, b, c];
+        self.len += 1;
+    }
+
+    /// Whether point `p` lies strictly outside face `f`'s plane (exact).
+    #[inline]
+    fn face_sees(&self, points: &[Point], f: usize, p: u8) -> bool {
+        let [a, b, c] = self.faces[f];
+        let q = |i: u8| &points[i as usize];
+        debug_assert!(f < self.len);
+        // SAFETY: `f < len`, and the first `len` planes are initialised (`push` writes the plane
+        // of every face it adds; removal moves initialised planes down).
+        let plane = unsafe { self.planes[f].assume_init_ref() };
+        plane.side(q(p), || exact_orient3d(q(p), q(b), q(c), q(a))) > 0.0
+    }
+
+    /// Whether point `p` lies strictly outside the plane of `face` wound as given (exact).
+    fn sees_point(points: &[Point], [a, b, c]: [u8; 3], p: u8) -> bool {
+        let q = |i: u8| &points[i as usize];
+        Plane::new(q(b), q(c), q(a)).side(q(p), || exact_orient3d(q(p), q(b), q(c), q(a))) > 0.0
+    }
+}
+
+/// Four points of `points` spanning a tetrahedron of nonzero volume (exact), or `None` when all
+/// points are coplanar or so nearly coplanar that the orientation filter cannot tell. The first point, the one farthest from it, the one farthest from their
+/// line, the one farthest from their plane (distances in double precision: any choice with
+/// nonzero volume is correct, far ones keep the first faces well shaped).
+fn initial_simplex(points: &[Point]) -> Option<[u8; 4]> {
+    let p0 = points[0];
+    // The point of largest positive score (`None` if none is positive).
+    let far = |score: &dyn Fn(&Point) -> Real| {
+        let mut best = (0.0, None);
+        for (i, p) in points.iter().enumerate() {
+            let s = score(p);
+            if s > best.0 {
+                best = (s, Some(i as u8));
+            }
+        }
+        best.1
+    };
+    let i1 = far(&|p| (p - p0).norm_squared())?;
+    let p1 = points[i1 as usize];
+    let i2 = far(&|p| (p1 - p0).cross(&(p - p0)).norm_squared())?;
+    let p2 = points[i2 as usize];
+    let plane = Plane::new(&p0, &p1, &p2);
+    // Only orientations the filter decides count: a volume below the filter's bound (some
+    // 1e-15 of the points' extent cubed) is flat to the caller anyway (`non_flat_covariance`
+    // asks for 1e-9), and exactly coplanar points (the costliest case of the exact fallback)
+    // are left out at no cost.
+    let i3 = far(&|p| plane.side(p, || 0.0).abs())?;
+    Some([0, i1, i2, i3])
+}
+
+/// Covariance of the convex hull of `points` (§4), or `None` when the hull is rank-deficient
+/// (flat, collinear or a point: Gottschalk et al. 1996, §7.1). The points are at unit scale
+/// (their largest coordinate magnitude in [1, 2)); `origin` is one of them, the frame the sums
+/// are taken in.
+pub(super) fn hull_covariance(points: &[Point], origin: &Point) -> Option<Matrix3> {
+    if points.len() < 4 {
+        return None;
+    }
+    if points.len() <= SMALL {
+        let hull = SmallHull::new(points)?;
+        let at = |i: u8| points[i as usize] - origin;
+        return non_flat_covariance(hull.faces().iter().map(|&[a, b, c]| [at(a), at(b), at(c)]));
+    }
+    let local: Vec<glam::Vec3A> = points
+        .iter()
+        .map(|p| {
+            let d = p - origin;
+            glam::Vec3A::new(d.x as f32, d.y as f32, d.z as f32)
+        })
+        .collect();
+    let local = drop_interior(local);
+    let hull =
+        std::panic::catch_unwind(|| quickhull::ConvexTriangleMesh::try_from_points(&local, None))
+            .ok()?
+            .ok()?;
+    let verts = hull.vertices();
+    let tris = hull.indices();
+    if verts.len() < 4 || tris.len() < 4 {
+        return None;
+    }
+    let to_v = |i: u32| {
+        let p = verts[i as usize];
+        Vector::new(p.x as Real, p.y as Real, p.z as Real)
+    };
+    non_flat_covariance(tris.iter().map(|t| [to_v(t[0]), to_v(t[1]), to_v(t[2])]))
+}
+
+/// The points that may be vertices of the convex hull of `points` (same order): those not
+/// strictly inside the hull of their extreme points along 13 directions (the Akl–Toussaint
+/// heuristic). A point inside the hull of some of the points is no vertex of the hull of all of
+/// them, so the hull is unchanged; quickhull then works on far fewer points. Small sets are
+/// returned as they are.
+fn drop_interior(points: Vec<glam::Vec3A>) -> Vec<glam::Vec3A> {
+    use glam::Vec3A;
+    if points.len() < 48 {
+        return points;
+    }
+    const DIRS: [[f32; 3]; 13] = [
+        [1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [0.0, 0.0, 1.0],
+        [1.0, 1.0, 0.0],
+        [1.0, -1.0, 0.0],
+        [1.0, 0.0, 1.0],
+        [1.0, 0.0, -1.0],
+        [0.0, 1.0, 1.0],
+        [0.0, 1.0, -1.0],
+        [1.0, 1.0, 1.0],
+        [1.0, 1.0, -1.0],
+        [1.0, -1.0, 1.0],
+        [-1.0, 1.0, 1.0],
+    ];
+    let mut extremes: Vec<usize> = Vec::with_capacity(26);
+    for d in DIRS {
+        let d = Vec3A::from(d);
+        let (mut lo, mut hi) = ((f32::INFINITY, 0), (f32::NEG_INFINITY, 0));
+        for (i, p) in points.iter().enumerate() {
+            let x = d.dot(*p);
+            if x < lo.0 {
+                lo = (x, i);
+            }
+            if x > hi.0 {
+                hi = (x, i);
+            }
+        }
+        extremes.extend([lo.1, hi.1]);
+    }
+    extremes.sort_unstable();
+    extremes.dedup();
+    let core: Vec<Vec3A> = extremes.iter().map(|&i| points[i]).collect();
+    let Ok(Ok(poly)) =
+        std::panic::catch_unwind(|| quickhull::ConvexTriangleMesh::try_from_points(&core, None))
+    else {
+        return points;
+    };
+    let verts = poly.vertices();
+    if verts.len() < 4 {
+        return points;
+    }
+    let centre = verts.iter().copied().sum::<Vec3A>() / verts.len() as f32;
+    let extent = points
+        .iter()
+        .fold(0.0f32, |m, p| m.max((*p - centre).abs().max_element()));
+    // Outward planes, shrunk by a margin well above single precision's rounding: only points
+    // clearly inside go.
+    let planes: Vec<(Vec3A, f32)> = poly
+        .indices()
+        .iter()
+        .filter_map(|t| {
+            let (a, b, c) = (
+                verts[t[0] as usize],
+                verts[t[1] as usize],
+                verts[t[2] as usize],
+            );
+            let n = (b - a).cross(c - a).normalize_or_zero();
+            if n == Vec3A::ZERO {
+                return None;
+            }
+            let n = if n.dot(centre - a) > 0.0 { -n } else { n };
+            Some((n, n.dot(a) - 1e-4 * extent))
+        })
+        .collect();
+    if planes.len() < 4 {
+        return points;
+    }
+    let mut kept: Vec<Vec3A> = points
+        .iter()
+        .copied()
+        .filter(|p| planes.iter().any(|(n, off)| n.dot(*p) >= *off))
+        .collect();
+    // The extreme points themselves always stay (they are on the hull).
+    for &i in &extremes {
+        if !kept.contains(&points[i]) {
+            kept.push(points[i]);
+        }
+    }
+    kept
+}
+
+/// The area-weighted covariance of a closed hull's surface (§4), or `None` when the hull is flat:
+/// its volume is below `1e-9` of the cube of its extent (a frame near the hull, so that the
+/// volume does not cancel).
+fn non_flat_covariance(tris: impl Iterator<Item = [Vector; 3]> + Clone) -> Option<Matrix3> {
+    let mut volume = 0.0;
+    let mut extent: Real = 0.0;
+    for [p, q, r] in tris.clone() {
+        volume += p.dot(&q.cross(&r)) / 6.0;
+        extent = extent.max(p.amax());
+    }
+    // Negated so that a NaN volume also counts as flat.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
+    if !(volume.abs() > 1e-9 * extent.powi(3)) {
+        return None;
+    }
+    covariance_of_hull(tris)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::predicates::orient3d;
+    use crate::query::has_area;
+    use proptest::prelude::*;
+
+    /// The checks that make `faces` the convex hull's surface of `points`, each exact: every
+    /// face has area, every point is inside or on every face's plane (so each face lies in a
+    /// supporting plane), and every directed edge has exactly one twin (a closed surface),
+    /// with Euler's characteristic of a sphere.
+    fn check_hull(points: &[Point], faces: &[[u8; 3]]) -> Result<(), TestCaseError> {
+        let at = |i: u8| points[i as usize];
+        for &[a, b, c] in faces {
+            prop_assert!(
+                has_area(&[at(a), at(b), at(c)]),
+                "face {a} {b} {c} has no area"
+            );
+            for p in points {
+                // orient3d(a, b, c, p) ≥ 0: p on the inner side of the outward face or on it.
+                prop_assert!(
+                    orient3d(&at(a), &at(b), &at(c), p) >= 0.0,
+                    "{p} outside face {a} {b} {c}"
+                );
+            }
+        }
+        let mut edges: Vec<[u8; 2]> = faces
+            .iter()
+            .flat_map(|&[a, b, c]| [[a, b], [b, c], [c, a]])
+            .collect();
+        edges.sort_unstable();
+        for w in edges.windows(2) {
+            prop_assert!(w[0] != w[1], "edge {:?} used twice in one direction", w[0]);
+        }
+        for &[a, b] in &edges {
+            prop_assert!(
+                edges.binary_search(&[b, a]).is_ok(),
+                "edge {a} {b} has no twin"
+            );
+        }
+        let mut vertices: Vec<u8> = faces.iter().flatten().copied().collect();
+        vertices.sort_unstable();
+        vertices.dedup();
+        let (v, e, f) = (
+            vertices.len() as i64,
+            edges.len() as i64 / 2,
+            faces.len() as i64,
+        );
+        prop_assert_eq!(v - e + f, 2);
+        Ok(())
+    }
+
+    /// Float points: random ones, some repeated, some on a few shared planes (a grid of a
+    /// non-binary step, so that coplanarity is not exact unless the doubles make it so), some
+    /// exactly coplanar (an axis-aligned plane), moved and scaled.
+    fn points() -> impl Strategy<Value = Vec<Point>> {
+        let coordinate = -1.0f64..1.0;
+        (
+            prop::collection::vec(
+                (prop::array::uniform3(coordinate), 0u8..8, 0u8..6, 0u8..6),
+                4..=SMALL,
+            ),
+            prop::array::uniform3(-1e3f64..1e3),
+            -20i32..20,
+        )
+            .prop_map(|(raw, offset, e)| {
+                let k = 2f64.powi(e);
+                let mut out: Vec<Point> = Vec::with_capacity(raw.len());
+                for ([x, y, z], kind, i, j) in raw {
+                    let p = match kind {
+                        0 if !out.is_empty() => out[(i as usize) % out.len()],
+                        1 => Point::new(0.1 * i as f64, 0.1 * j as f64, 0.0),
+                        2 => Point::new(0.1 * i as f64, 0.5, 0.1 * j as f64),
+                        3 => Point::new(x, y, 0.3 * x + 0.7 * y),
+                        _ => Point::new(x, y, z),
+                    };
+                    out.push(p);
+                }
+                out.into_iter()
+                    .map(|p| Point::from((p.coords + Vector::from(offset)) * k))
+                    .collect()
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { failure_persistence: None, cases: 2000, ..ProptestConfig::default() })]
+
+        /// The hull is the convex hull (exact checks), or every point is on one plane to
+        /// within the orientation filter's rounding.
+        #[test]
+        fn small_hull_is_the_convex_hull(points in points()) {
+            match SmallHull::new(&points) {
+                Some(hull) => check_hull(&points, hull.faces())?,
+                None => {
+                    let extent = points.iter().map(|p| (p - points[0]).amax()).fold(0.0, f64::max);
+                    for a in &points {
+                        for b in &points {
+                            for c in &points {
+                                let v = orient3d(&points[0], a, b, c).abs();
+                                prop_assert!(v <= 1e-12 * extent.powi(3), "flat, yet volume {v}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        /// The covariance of the exact hull is quickhull's (single precision) on points in
+        /// general position.
+        #[test]
+        fn small_hull_covariance_matches_quickhull(
+            raw in prop::collection::vec(prop::array::uniform3(-1.0f64..1.0), 4..=SMALL)
+        ) {
+            let points: Vec<Point> = raw.iter().map(|&[x, y, z]| Point::new(x, y, z)).collect();
+            let origin = points[0];
+            let small = hull_covariance(&points, &origin);
+            let local: Vec<glam::Vec3A> = points.iter().map(|p| {
+                let d = p - origin;
+                glam::Vec3A::new(d.x as f32, d.y as f32, d.z as f32)
+            }).collect();
+            let reference = quickhull::ConvexTriangleMesh::try_from_points(&local, None).ok().and_then(|h| {
+                let v = |i: u32| { let p = h.vertices()[i as usize]; Vector::new(p.x as Real, p.y as Real, p.z as Real) };
+                non_flat_covariance(h.indices().iter().map(|t| [v(t[0]), v(t[1]), v(t[2])]))
+            });
+            match (small, reference) {
+                (Some(s), Some(r)) => prop_assert!((s - r).amax() <= 1e-4 * r.amax(), "{s} vs {r}"),
+                (s, r) => prop_assert!(s.is_none() && r.is_none(), "{s:?} vs {r:?}"),
+            }
+        }
+    }
+
+    /// The 27 points of a 3×3×3 lattice of step 0.1 (not exact in binary) around a far centre:
+    /// the hull is the cube, its flat faces carry 9 coplanar points each, and the covariance of
+    /// a cube's surface is `5/9 h²` times the identity (`h` the half side: faces at ±h carry
+    /// `h²` over `4h²` of area, the other four `h²/3`; `(8 + 16/3) h⁴ / 24 h²`).
+    #[test]
+    fn lattice_cube_has_the_cube_covariance() {
+        let centre = Vector::new(123.4, -56.7, 8.9);
+        let mut points = Vec::new();
+        for i in -1..=1 {
+            for j in -1..=1 {
+                for k in -1..=1 {
+                    points.push(Point::from(
+                        centre + Vector::new(i as f64, j as f64, k as f64) * 0.1,
+                    ));
+                }
+            }
+        }
+        let hull = SmallHull::new(&points).expect("a cube is not flat");
+        check_hull(&points, hull.faces()).unwrap();
+        let cov = hull_covariance(&points, &points[13]).unwrap();
+        let expected = Matrix3::identity() * (5.0 / 9.0 * 0.01);
+        assert!((cov - expected).amax() < 1e-12, "{cov}");
+        // Exactly coplanar (one lattice layer) and collinear (one row) sets are flat.
+        assert!(SmallHull::new(&points[..9]).is_none());
+        assert!(SmallHull::new(&[points[0], points[1], points[2], points[1]]).is_none());
+    }
+}
