@@ -17,7 +17,9 @@ use super::query::LastQuery;
 use super::scene::CollisionScene;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
+use bevy::render::render_resource::PipelineCache;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
+use bevy::render::{ExtractSchedule, MainWorld, RenderApp};
 use std::path::PathBuf;
 
 /// Saves a screenshot after some frames and exits.
@@ -38,6 +40,28 @@ struct Capture {
     started: Instant,
     waited: u32,
     shown: String,
+    /// Consecutive frames, up to now, in which the renderer had no pipeline left to compile.
+    ready_frames: u32,
+}
+
+/// Whether the renderer has no render pipeline waiting to be compiled (written by the render
+/// world each frame). Pipelines compile in the background and a mesh or a gizmo whose pipeline
+/// is not ready is not drawn: under a software renderer on a busy machine that once left a
+/// capture frame with the panel over an empty sky, and once without the contact curve (its
+/// pipeline is first asked for when the first contact appears, a few frames before the capture).
+#[derive(Resource, Default)]
+struct PipelinesReady(bool);
+
+/// Frames with every pipeline ready before the capture (the render runs a frame or two behind).
+const READY_FRAMES: u32 = 3;
+/// At most this many frames are waited for that (a pipeline whose shader never loads would
+/// stay waiting): then the capture goes ahead.
+const MAX_HELD_FRAMES: u32 = 300;
+
+fn report_pipelines(mut main: ResMut<MainWorld>, cache: Res<PipelineCache>) {
+    if let Some(mut ready) = main.get_resource_mut::<PipelinesReady>() {
+        ready.0 = cache.waiting_pipelines().next().is_none();
+    }
 }
 
 /// Give up (exit with an error) after this long without a screenshot.
@@ -55,8 +79,13 @@ impl Plugin for CapturePlugin {
             started: Instant::now(),
             waited: 0,
             shown: String::new(),
+            ready_frames: 0,
         })
+        .init_resource::<PipelinesReady>()
         .add_systems(Last, drive_capture);
+        if let Some(render_app) = app.get_sub_app_mut(RenderApp) {
+            render_app.add_systems(ExtractSchedule, report_pipelines);
+        }
     }
 }
 
@@ -71,6 +100,7 @@ fn drive_capture(
     last: Res<LastQuery>,
     comparison: Res<Comparison>,
     camera: Query<(&Transform, &Camera, &Projection), With<super::camera::ViewCamera>>,
+    ready: Res<PipelinesReady>,
     mut exit: MessageWriter<AppExit>,
 ) {
     if capture.started.elapsed().as_secs() > TIMEOUT_SECS {
@@ -87,7 +117,18 @@ fn drive_capture(
     }
     if !capture.requested {
         capture.rendered += 1;
+        capture.ready_frames = if ready.0 { capture.ready_frames + 1 } else { 0 };
         if capture.rendered >= capture.frames {
+            // Hold the motion still from here: the capture shows this step, once every pipeline
+            // it needs has compiled.
+            playback.playing = false;
+            let held = capture.rendered - capture.frames;
+            if capture.ready_frames < READY_FRAMES && held < MAX_HELD_FRAMES {
+                return;
+            }
+            if held > 0 {
+                info!("held the capture {held} frames for render pipelines to compile");
+            }
             let path = capture.path.clone();
             commands
                 .spawn(Screenshot::primary_window())

@@ -163,9 +163,10 @@ impl SmallHull {
 }
 
 /// Four points of `points` spanning a tetrahedron of nonzero volume (exact), or `None` when all
-/// points are coplanar or so nearly coplanar that the orientation filter cannot tell. The first point, the one farthest from it, the one farthest from their
-/// line, the one farthest from their plane (distances in double precision: any choice with
-/// nonzero volume is correct, far ones keep the first faces well shaped).
+/// points are coplanar or so nearly coplanar that the orientation filter cannot tell. The first
+/// point, the one farthest from it, the one farthest from their line, the one farthest from
+/// their plane (distances in double precision: any choice with nonzero volume is correct, far
+/// ones keep the first faces well shaped).
 fn initial_simplex(points: &[Point]) -> Option<[u8; 4]> {
     let p0 = points[0];
     // The point of largest positive score (`None` if none is positive).
@@ -424,7 +425,11 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { failure_persistence: None, cases: 2000, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig {
+            failure_persistence: None,
+            cases: 2000,
+            ..ProptestConfig::default()
+        })]
 
         /// The hull is the convex hull (exact checks), or every point is on one plane to
         /// within the orientation filter's rounding.
@@ -433,7 +438,8 @@ mod tests {
             match SmallHull::new(&points) {
                 Some(hull) => check_hull(&points, hull.faces())?,
                 None => {
-                    let extent = points.iter().map(|p| (p - points[0]).amax()).fold(0.0, f64::max);
+                    let extent =
+                        points.iter().map(|p| (p - points[0]).amax()).fold(0.0, f64::max);
                     for a in &points {
                         for b in &points {
                             for c in &points {
@@ -455,16 +461,26 @@ mod tests {
             let points: Vec<Point> = raw.iter().map(|&[x, y, z]| Point::new(x, y, z)).collect();
             let origin = points[0];
             let small = hull_covariance(&points, &origin);
-            let local: Vec<glam::Vec3A> = points.iter().map(|p| {
-                let d = p - origin;
-                glam::Vec3A::new(d.x as f32, d.y as f32, d.z as f32)
-            }).collect();
-            let reference = quickhull::ConvexTriangleMesh::try_from_points(&local, None).ok().and_then(|h| {
-                let v = |i: u32| { let p = h.vertices()[i as usize]; Vector::new(p.x as Real, p.y as Real, p.z as Real) };
-                non_flat_covariance(h.indices().iter().map(|t| [v(t[0]), v(t[1]), v(t[2])]))
-            });
+            let local: Vec<glam::Vec3A> = points
+                .iter()
+                .map(|p| {
+                    let d = p - origin;
+                    glam::Vec3A::new(d.x as f32, d.y as f32, d.z as f32)
+                })
+                .collect();
+            let reference = quickhull::ConvexTriangleMesh::try_from_points(&local, None)
+                .ok()
+                .and_then(|h| {
+                    let v = |i: u32| {
+                        let p = h.vertices()[i as usize];
+                        Vector::new(p.x as Real, p.y as Real, p.z as Real)
+                    };
+                    non_flat_covariance(h.indices().iter().map(|t| [v(t[0]), v(t[1]), v(t[2])]))
+                });
             match (small, reference) {
-                (Some(s), Some(r)) => prop_assert!((s - r).amax() <= 1e-4 * r.amax(), "{s} vs {r}"),
+                (Some(s), Some(r)) => {
+                    prop_assert!((s - r).amax() <= 1e-4 * r.amax(), "{s} vs {r}")
+                }
                 (s, r) => prop_assert!(s.is_none() && r.is_none(), "{s:?} vs {r:?}"),
             }
         }
