@@ -1,6 +1,6 @@
 //! `obbtree view --screenshot PATH --frames N`: render N frames of the loaded scene (its path
-//! playing), save the window as PNG, print what the screenshot shows and the frame timings,
-//! exit.
+//! playing), hold the motion still until no render pipeline is left compiling, save the window
+//! as PNG, print what the screenshot shows and the frame timings, exit.
 //!
 //! The printed line (one line on stdout) is what the render test reads:
 //! `screenshot PATH: step S contacts K; N frames; …; camera x y z qx qy qz qw fov F viewport X Y W H`

@@ -206,16 +206,25 @@ pub(super) fn hull_covariance(points: &[Point], origin: &Point) -> Option<Matrix
         let at = |i: u8| points[i as usize] - origin;
         return non_flat_covariance(hull.faces().iter().map(|&[a, b, c]| [at(a), at(b), at(c)]));
     }
-    let local: Vec<glam::Vec3A> = points
+    quickhull_covariance(&drop_interior(single_precision(points, origin)))
+}
+
+/// `points − origin` in single precision, as quickhull takes them.
+fn single_precision(points: &[Point], origin: &Point) -> Vec<glam::Vec3A> {
+    points
         .iter()
         .map(|p| {
             let d = p - origin;
             glam::Vec3A::new(d.x as f32, d.y as f32, d.z as f32)
         })
-        .collect();
-    let local = drop_interior(local);
+        .collect()
+}
+
+/// The hull covariance by quickhull (single precision), `None` when the hull is flat or
+/// quickhull fails.
+fn quickhull_covariance(local: &[glam::Vec3A]) -> Option<Matrix3> {
     let hull =
-        std::panic::catch_unwind(|| quickhull::ConvexTriangleMesh::try_from_points(&local, None))
+        std::panic::catch_unwind(|| quickhull::ConvexTriangleMesh::try_from_points(local, None))
             .ok()?
             .ok()?;
     let verts = hull.vertices();
@@ -461,22 +470,8 @@ mod tests {
             let points: Vec<Point> = raw.iter().map(|&[x, y, z]| Point::new(x, y, z)).collect();
             let origin = points[0];
             let small = hull_covariance(&points, &origin);
-            let local: Vec<glam::Vec3A> = points
-                .iter()
-                .map(|p| {
-                    let d = p - origin;
-                    glam::Vec3A::new(d.x as f32, d.y as f32, d.z as f32)
-                })
-                .collect();
-            let reference = quickhull::ConvexTriangleMesh::try_from_points(&local, None)
-                .ok()
-                .and_then(|h| {
-                    let v = |i: u32| {
-                        let p = h.vertices()[i as usize];
-                        Vector::new(p.x as Real, p.y as Real, p.z as Real)
-                    };
-                    non_flat_covariance(h.indices().iter().map(|t| [v(t[0]), v(t[1]), v(t[2])]))
-                });
+            // The oracle: quickhull on all the points (no interior filter).
+            let reference = quickhull_covariance(&single_precision(&points, &origin));
             match (small, reference) {
                 (Some(s), Some(r)) => {
                     prop_assert!((s - r).amax() <= 1e-4 * r.amax(), "{s} vs {r}")
