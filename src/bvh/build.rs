@@ -80,6 +80,9 @@ struct Scratch {
     vertices: Vec<u32>,
     /// Per triangle of the group: which side of each candidate cut it lies on.
     sides: Vec<u8>,
+    /// Per mesh vertex: its projections on the current group's split axes (volume frame),
+    /// valid for the gathered vertices only.
+    projections: Vec<[Real; 3]>,
 }
 
 impl Scratch {
@@ -89,6 +92,7 @@ impl Scratch {
             generation: 0,
             vertices: Vec::new(),
             sides: Vec::new(),
+            projections: Vec::new(),
         }
     }
 
@@ -188,7 +192,7 @@ fn build_rec<B: BoundingVolume>(
         });
         return 0;
     }
-    let k = partition(frame, tris, &fitted, options.split, &mut scratch.sides);
+    let k = partition(frame, tris, &fitted, options.split, scratch);
     let n = tris.len();
     me.write(Node {
         bv: fitted.bv,
@@ -260,7 +264,7 @@ fn partition<B>(
     tris: &mut [u32],
     fitted: &Fitted<B>,
     rule: SplitRule,
-    sides: &mut Vec<u8>,
+    scratch: &mut Scratch,
 ) -> usize {
     let n = tris.len();
     match rule {
@@ -277,7 +281,7 @@ fn partition<B>(
             return half;
         }
         SplitRule::MeanBestAxis => {
-            if let Some(k) = partition_best_axis(frame, tris, &fitted.split_axes, sides) {
+            if let Some(k) = partition_best_axis(frame, tris, &fitted.split_axes, scratch) {
                 return k;
             }
         }
@@ -326,13 +330,14 @@ fn partition<B>(
 /// (unit, model frame) and returns the left count, or `None` when no axis separates them.
 ///
 /// One pass gathers, for each axis's cut, both sides' triangle counts and their extents along
-/// all three axes (vertex projections) and records each triangle's sides in `sides`; the score
-/// of a cut is the sum of both sides' extents. Ties keep the earlier (longer) axis.
+/// all three axes (the projections of the group's vertices, gathered in `scratch`, each
+/// projected once) and records each triangle's sides in `scratch.sides`; the score of a cut is
+/// the sum of both sides' extents. Ties keep the earlier (longer) axis.
 fn partition_best_axis(
     frame: &Frame<'_>,
     tris: &mut [u32],
     axes: &[Vector; 3],
-    sides: &mut Vec<u8>,
+    scratch: &mut Scratch,
 ) -> Option<usize> {
     let n = tris.len();
     // Three times the centroids' mean: triangle t is left of cut i when the sum of its
@@ -342,13 +347,23 @@ fn partition_best_axis(
         s + a.coords + b.coords + c.coords
     });
     let cut3 = axes.map(|a| sum3.dot(&a) / n as Real);
+    // Each vertex projected once (a vertex has some six triangles), the same values as
+    // projecting each triangle's corners.
+    let vertices = frame.mesh.vertices();
+    scratch.projections.resize(vertices.len(), [0.0; 3]);
+    for &v in &scratch.vertices {
+        let p = vertices[v as usize] - frame.origin;
+        scratch.projections[v as usize] = axes.map(|a| p.coords.dot(&a));
+    }
+    let (projections, sides) = (&scratch.projections, &mut scratch.sides);
+    let corners = frame.mesh.triangles();
     // [axis of the cut][left, right]: count, low and high ends along the three axes.
     let mut count = [[0usize; 2]; 3];
     let mut lo = [[[Real::INFINITY; 3]; 2]; 3];
     let mut hi = [[[Real::NEG_INFINITY; 3]; 2]; 3];
     sides.clear();
     sides.extend(tris.iter().map(|&t| {
-        let d = frame.triangle(t).map(|p| axes.map(|a| p.coords.dot(&a)));
+        let d = corners[t as usize].map(|v| projections[v as usize]);
         let mut tlo = d[0];
         let mut thi = d[0];
         for p in &d[1..] {
@@ -471,8 +486,9 @@ mod tests {
         };
         let mut tris: Vec<u32> = (0..mesh.triangle_count() as u32).collect();
         let scores = [0, 1, 2].map(|i| score_of_cut(&frame, &tris, &axes, i));
-        let mut sides = Vec::new();
-        let k = partition_best_axis(&frame, &mut tris, &axes, &mut sides);
+        let mut scratch = Scratch::new(mesh.vertices().len());
+        scratch.gather(&mesh, &tris);
+        let k = partition_best_axis(&frame, &mut tris, &axes, &mut scratch);
         let Some(k) = k else {
             prop_assert!(scores.iter().all(Option::is_none));
             return Ok(());
