@@ -50,6 +50,22 @@ pub fn covariance_of_hull(triangles: impl Iterator<Item = [Vector; 3]>) -> Optio
     m.covariance()
 }
 
+/// [`covariance_of_hull`] of a closed surface, with the volume it encloses (its outward-wound
+/// triangles' signed volumes `p · (q × r) / 6` summed) and the largest corner coordinate
+/// magnitude `max |p|∞` over the triangles' first corners, in one pass.
+pub(super) fn covariance_and_volume(
+    triangles: impl Iterator<Item = [Vector; 3]>,
+) -> (Option<Matrix3>, Real, Real) {
+    let mut m = AreaMoments::default();
+    let (mut volume, mut extent): (Real, Real) = (0.0, 0.0);
+    for [p, q, r] in triangles {
+        volume += p.dot(&q.cross(&r)) / 6.0;
+        extent = extent.max(p.amax());
+        m.add(&p, &q, &r);
+    }
+    (m.covariance(), volume, extent)
+}
+
 /// One triangle's share of the closed form of §4 (Gottschalk et al. 1996), computed once per
 /// triangle when a hierarchy is built, so that a group's covariance is a sum over its triangles
 /// instead of a recomputation of every triangle at every level (RAPID precomputes its moments the

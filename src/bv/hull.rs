@@ -16,7 +16,7 @@
 //! scenes are full of them) and flat or collinear groups, for which the hull has no volume and
 //! the caller falls back to the triangles' covariance.
 
-use super::fit::covariance_of_hull;
+use super::fit::covariance_and_volume;
 use crate::math::{Matrix3, Point, Real, Vector};
 use crate::predicates::{Plane, exact_orient3d};
 use std::mem::MaybeUninit;
@@ -71,19 +71,26 @@ impl SmallHull {
             return false;
         };
         let hull = self;
-        for (a, b, c, opposite) in [
-            (i0, i1, i2, i3),
-            (i0, i1, i3, i2),
-            (i0, i2, i3, i1),
-            (i1, i2, i3, i0),
-        ] {
-            // Wound so that the opposite corner is inside.
-            let face = if Self::sees_point(points, [a, b, c], opposite) {
+        // Each face wound so that the opposite corner is inside. One orientation decides all
+        // four: exchanging the last two points of orient3d flips its sign, and the faces'
+        // point orders below alternate in parity.
+        let flip = Self::sees_point(points, [i0, i1, i2], i3);
+        for (k, [a, b, c]) in [[i0, i1, i2], [i0, i1, i3], [i0, i2, i3], [i1, i2, i3]]
+            .into_iter()
+            .enumerate()
+        {
+            let face = if flip == (k % 2 == 0) {
                 [a, c, b]
             } else {
                 [a, b, c]
             };
-            hull.push(points, face);
+            if n == 4 {
+                // The simplex is the hull: no plane will be asked for.
+                hull.faces[hull.len] = face;
+                hull.len += 1;
+            } else {
+                hull.push(points, face);
+            }
         }
         let mut visible = [0u8; MAX_FACES];
         let mut edges = [[0u8; 2]; 3 * MAX_FACES];
@@ -593,19 +600,14 @@ fn drop_interior(points: Vec<glam::Vec3A>) -> Vec<glam::Vec3A> {
 /// The area-weighted covariance of a closed hull's surface (§4), or `None` when the hull is flat:
 /// its volume is below `1e-9` of the cube of its extent (a frame near the hull, so that the
 /// volume does not cancel).
-fn non_flat_covariance(tris: impl Iterator<Item = [Vector; 3]> + Clone) -> Option<Matrix3> {
-    let mut volume = 0.0;
-    let mut extent: Real = 0.0;
-    for [p, q, r] in tris.clone() {
-        volume += p.dot(&q.cross(&r)) / 6.0;
-        extent = extent.max(p.amax());
-    }
+fn non_flat_covariance(tris: impl Iterator<Item = [Vector; 3]>) -> Option<Matrix3> {
+    let (covariance, volume, extent) = covariance_and_volume(tris);
     // Negated so that a NaN volume also counts as flat.
     #[allow(clippy::neg_cmp_op_on_partial_ord)]
     if !(volume.abs() > 1e-9 * extent.powi(3)) {
         return None;
     }
-    covariance_of_hull(tris)
+    covariance
 }
 
 #[cfg(test)]
