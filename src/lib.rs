@@ -32,10 +32,11 @@
 //! # Features
 //! `default` = `cli` + `paper` + `app`. With `default-features = false` a program gets the core
 //! alone — `math`, `mesh`, `bv`, `bvh`, `query`, `pose` — which needs nalgebra, thiserror,
-//! robust, num-bigint, quickhull, glam and rayon, and builds on every platform Rust supports
-//! (the overlap test's SIMD lanes have a portable fallback, `bv::sat::lanes`). `cli` adds the
-//! `obbtree` binary's clap and indicatif; `paper` the scenes and experiments (rand, blake3,
-//! plotters, csv, serde_json); `app` the viewer (Bevy, bevy_egui, egui_plot).
+//! robust, num-bigint and rayon (and quickhull and glam, the hull tests' oracle), and builds on
+//! every platform Rust supports (the overlap test's SIMD lanes have a portable fallback,
+//! `bv::sat::lanes`). `cli` adds the `obbtree` binary's clap and indicatif; `paper` the scenes
+//! and experiments (rand, blake3, plotters, csv, serde_json); `app` the viewer (Bevy,
+//! bevy_egui, egui_plot).
 //!
 //! ```
 //! use obbtree::prelude::*;
