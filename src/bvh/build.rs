@@ -14,17 +14,21 @@ use crate::mesh::TriMesh;
 )]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum SplitRule {
-    /// At the mean of the triangles' centroids, along whichever of the volume's three axes gives
-    /// the two children the smallest summed extent; triangles go by their centroid. The default.
+    /// At the mean of the triangles' centroids, along whichever of six directions — the
+    /// volume's three axes and the model frame's three — gives the two children the smallest
+    /// summed extent; triangles go by their centroid. The default.
     ///
-    /// §4 cuts the longest axis at the mean ([`SplitRule::Mean`]). This rule tries all three
-    /// axes at the same mean and scores each cut by the children's boxes in the parent's frame:
-    /// the sum of both boxes' edge lengths. For a box that sum is twice its mean width, and the
-    /// measure of planes meeting a convex body is proportional to its mean width (Crofton), so
-    /// the score stands for how likely a box test against each child is to fail to separate.
-    /// Against §4's rule it cuts the box tests of the benchmark pose sets by 5–48% (torus scene
-    /// 17%, pipes 17%, torpedo 48%, teapot 19–20%, bunny 5%) for 1–6% more build time; the
-    /// contacts are the same.
+    /// §4 cuts the longest axis at the mean ([`SplitRule::Mean`]). This rule tries all six
+    /// directions at the same mean and scores each cut by the children's boxes in the parent's
+    /// frame: the sum of both boxes' edge lengths. For a box that sum is twice its mean width,
+    /// and the measure of planes meeting a convex body is proportional to its mean width
+    /// (Crofton), so the score stands for how likely a box test against each child is to fail to
+    /// separate. Against §4's rule the volume's three axes cut the box tests of the benchmark
+    /// pose sets by 5–48% (torus scene 17%, pipes 17%, torpedo 48%, teapot 19–20%, bunny 5%) for
+    /// 1–6% more build time; the frame's axes (models are made in a frame of their own, where
+    /// pipes, grids and machined parts are axis-aligned) cut them by 4–14% more (torpedo 14%,
+    /// pipes 9%, bunny and teapot 5%, torus 4%) for up to 4% more build time. The contacts are
+    /// the same.
     #[default]
     MeanBestAxis,
     /// At the mean of the triangles' centroids along the longest axis, else the next
@@ -80,9 +84,9 @@ struct Scratch {
     vertices: Vec<u32>,
     /// Per triangle of the group: which side of each candidate cut it lies on.
     sides: Vec<u8>,
-    /// Per mesh vertex: its projections on the current group's split axes (volume frame),
+    /// Per mesh vertex: its projections on the current group's cut directions (volume frame),
     /// valid for the gathered vertices only.
-    projections: Vec<[Real; 3]>,
+    projections: Vec<[Real; 6]>,
 }
 
 impl Scratch {
@@ -326,13 +330,35 @@ fn partition<B>(
     half
 }
 
-/// [`SplitRule::MeanBestAxis`]: cuts `tris` at their centroids' mean along the best of `axes`
-/// (unit, model frame) and returns the left count, or `None` when no axis separates them.
+/// The cut directions of [`SplitRule::MeanBestAxis`]: the box's three axes `axes` (unit, model
+/// frame, longest first), then the model frame's three axes, or only the box's when they are
+/// the frame's (up to order and sign).
+fn cut_directions(axes: &[Vector; 3]) -> ([Vector; 6], usize) {
+    let frame_axes = [Vector::x(), Vector::y(), Vector::z()];
+    let all = [
+        axes[0],
+        axes[1],
+        axes[2],
+        frame_axes[0],
+        frame_axes[1],
+        frame_axes[2],
+    ];
+    let aligned = axes
+        .iter()
+        .all(|a| a.iter().filter(|x| **x != 0.0).count() == 1);
+    (all, if aligned { 3 } else { 6 })
+}
+
+/// [`SplitRule::MeanBestAxis`]: cuts `tris` at their centroids' mean along the best of six
+/// directions ([`cut_directions`]: the box's axes `axes`, unit, model frame, longest first, and
+/// the model frame's axes) and returns the left count, or `None` when no direction separates
+/// them.
 ///
-/// One pass gathers, for each axis's cut, both sides' triangle counts and their extents along
-/// all three axes (the projections of the group's vertices, gathered in `scratch`, each
-/// projected once) and records each triangle's sides in `scratch.sides`; the score of a cut is
-/// the sum of both sides' extents. Ties keep the earlier (longer) axis.
+/// One pass gathers, for each direction's cut, both sides' triangle counts and their extents
+/// along the box's three axes (the projections of the group's vertices, gathered in `scratch`,
+/// each projected once) and records each triangle's sides in `scratch.sides`; the score of a cut
+/// is the sum of both sides' extents. Ties keep the earlier direction (the box's longer axes
+/// first).
 fn partition_best_axis(
     frame: &Frame<'_>,
     tris: &mut [u32],
@@ -340,52 +366,64 @@ fn partition_best_axis(
     scratch: &mut Scratch,
 ) -> Option<usize> {
     let n = tris.len();
+    let (dirs, m) = cut_directions(axes);
     // Three times the centroids' mean: triangle t is left of cut i when the sum of its
-    // vertices' projections on axis i is below `cut3[i]`.
+    // vertices' projections on direction i is below `cut3[i]`.
     let sum3 = tris.iter().fold(Vector::zeros(), |s, &t| {
         let [a, b, c] = frame.triangle(t);
         s + a.coords + b.coords + c.coords
     });
-    let cut3 = axes.map(|a| sum3.dot(&a) / n as Real);
+    let cut3 = dirs.map(|a| sum3.dot(&a) / n as Real);
     // Each vertex projected once (a vertex has some six triangles), the same values as
-    // projecting each triangle's corners.
+    // projecting each triangle's corners; on the frame's axes a projection is a coordinate.
     let vertices = frame.mesh.vertices();
-    scratch.projections.resize(vertices.len(), [0.0; 3]);
+    scratch.projections.resize(vertices.len(), [0.0; 6]);
     for &v in &scratch.vertices {
-        let p = vertices[v as usize] - frame.origin;
-        scratch.projections[v as usize] = axes.map(|a| p.coords.dot(&a));
+        let p = (vertices[v as usize] - frame.origin).coords;
+        let [x, y, z] = axes.map(|a| p.dot(&a));
+        scratch.projections[v as usize] = [x, y, z, p.x, p.y, p.z];
     }
     let (projections, sides) = (&scratch.projections, &mut scratch.sides);
     let corners = frame.mesh.triangles();
-    // [axis of the cut][left, right]: count, low and high ends along the three axes.
-    let mut count = [[0usize; 2]; 3];
-    let mut lo = [[[Real::INFINITY; 3]; 2]; 3];
-    let mut hi = [[[Real::NEG_INFINITY; 3]; 2]; 3];
+    // [direction of the cut][left, right]: count, low and high ends along the box's axes.
+    let mut count = [[0usize; 2]; 6];
+    let mut lo = [[[Real::INFINITY; 3]; 2]; 6];
+    let mut hi = [[[Real::NEG_INFINITY; 3]; 2]; 6];
     sides.clear();
     sides.extend(tris.iter().map(|&t| {
+        // Plain comparisons (the coordinates are finite): one instruction each, where
+        // `f64::min` also handles NaN.
+        #[inline(always)]
+        fn min(a: Real, b: Real) -> Real {
+            if a < b { a } else { b }
+        }
+        #[inline(always)]
+        fn max(a: Real, b: Real) -> Real {
+            if a > b { a } else { b }
+        }
         let d = corners[t as usize].map(|v| projections[v as usize]);
-        let mut tlo = d[0];
-        let mut thi = d[0];
+        let mut tlo = [d[0][0], d[0][1], d[0][2]];
+        let mut thi = tlo;
         for p in &d[1..] {
             for j in 0..3 {
-                tlo[j] = tlo[j].min(p[j]);
-                thi[j] = thi[j].max(p[j]);
+                tlo[j] = min(tlo[j], p[j]);
+                thi[j] = max(thi[j], p[j]);
             }
         }
         let mut bits = 0u8;
-        for i in 0..3 {
+        for i in 0..m {
             let right = usize::from(d[0][i] + d[1][i] + d[2][i] >= cut3[i]);
             bits |= (right as u8) << i;
             count[i][right] += 1;
             for j in 0..3 {
-                lo[i][right][j] = lo[i][right][j].min(tlo[j]);
-                hi[i][right][j] = hi[i][right][j].max(thi[j]);
+                lo[i][right][j] = min(lo[i][right][j], tlo[j]);
+                hi[i][right][j] = max(hi[i][right][j], thi[j]);
             }
         }
         bits
     }));
     let mut best: Option<(Real, usize)> = None;
-    for i in 0..3 {
+    for i in 0..m {
         if count[i][0] == 0 || count[i][1] == 0 {
             continue;
         }
@@ -431,14 +469,19 @@ mod tests {
     use proptest::prelude::*;
 
     /// The summed extents along `axes` of the two sides when `tris` are cut at their centroids'
-    /// mean along `axes[i]`, computed directly (each side's points projected on their own), or
+    /// mean along `dir`, computed directly (each side's points projected on their own), or
     /// `None` when a side is empty.
-    fn score_of_cut(frame: &Frame<'_>, tris: &[u32], axes: &[Vector; 3], i: usize) -> Option<Real> {
+    fn score_of_cut(
+        frame: &Frame<'_>,
+        tris: &[u32],
+        axes: &[Vector; 3],
+        dir: &Vector,
+    ) -> Option<Real> {
         let mean = tris.iter().map(|&t| frame.centroid(t)).sum::<Vector>() / tris.len() as Real;
-        let cut = mean.dot(&axes[i]);
+        let cut = mean.dot(dir);
         let (left, right): (Vec<u32>, Vec<u32>) = tris
             .iter()
-            .partition(|&&t| frame.centroid(t).dot(&axes[i]) < cut);
+            .partition(|&&t| frame.centroid(t).dot(dir) < cut);
         if left.is_empty() || right.is_empty() {
             return None;
         }
@@ -457,8 +500,9 @@ mod tests {
     }
 
     /// The best-axis cut keeps each triangle on the side its centroid lies on, and no other
-    /// axis's cut scores lower (the scores computed directly): triangles with corners
-    /// `corners` scaled by `stretch`, cut along the axes of the rotation by `angle` about `axis`.
+    /// direction's cut (the box's axes, the frame's axes) scores lower (the scores computed
+    /// directly): triangles with corners `corners` scaled by `stretch`, the box's axes those of
+    /// the rotation by `angle` about `axis` (angle 0: the frame's own, cut along three only).
     fn check_best_axis_cut(
         corners: &[[f64; 3]],
         stretch: [f64; 3],
@@ -485,7 +529,16 @@ mod tests {
             moments: &[],
         };
         let mut tris: Vec<u32> = (0..mesh.triangle_count() as u32).collect();
-        let scores = [0, 1, 2].map(|i| score_of_cut(&frame, &tris, &axes, i));
+        // Every direction's cut scored directly: the box's axes and the frame's.
+        let dirs = [
+            axes[0],
+            axes[1],
+            axes[2],
+            Vector::x(),
+            Vector::y(),
+            Vector::z(),
+        ];
+        let scores = dirs.map(|d| score_of_cut(&frame, &tris, &axes, &d));
         let mut scratch = Scratch::new(mesh.vertices().len());
         scratch.gather(&mesh, &tris);
         let k = partition_best_axis(&frame, &mut tris, &axes, &mut scratch);
@@ -497,18 +550,18 @@ mod tests {
         // The chosen cut: the axis whose direct partition puts the same triangles left.
         let mut left = tris[..k].to_vec();
         left.sort_unstable();
-        let chosen = (0..3).find(|&i| {
+        let chosen = (0..6).find(|&i| {
             let mean = tris.iter().map(|&t| frame.centroid(t)).sum::<Vector>() / tris.len() as Real;
-            let cut = mean.dot(&axes[i]);
+            let cut = mean.dot(&dirs[i]);
             let mut direct: Vec<u32> = tris
                 .iter()
                 .copied()
-                .filter(|&t| frame.centroid(t).dot(&axes[i]) < cut)
+                .filter(|&t| frame.centroid(t).dot(&dirs[i]) < cut)
                 .collect();
             direct.sort_unstable();
             direct == left && scores[i].is_some()
         });
-        prop_assert!(chosen.is_some(), "no axis's cut gives the left side");
+        prop_assert!(chosen.is_some(), "no direction's cut gives the left side");
         let best = scores
             .iter()
             .flatten()
@@ -559,5 +612,6 @@ mod tests {
         let stretch = [1.2930004015271601, 2.6426813380726415, 0.1];
         let axis = [0.6832656591911186, 0.6612879587282412, -0.9114385442031224];
         check_best_axis_cut(&corners, stretch, axis, 2.5020974439985117).unwrap();
+        check_best_axis_cut(&corners, stretch, axis, 0.0).unwrap();
     }
 }
