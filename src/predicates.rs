@@ -225,6 +225,17 @@ mod tests {
         sign_of(&det)
     }
 
+    /// Reproducible uniform doubles in [-1, 1) (xorshift64 from `seed`).
+    fn uniform(seed: u64) -> impl FnMut() -> f64 {
+        let mut state = seed;
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        }
+    }
+
     fn sign(x: Real) -> i8 {
         (x > 0.0) as i8 - (x < 0.0) as i8
     }
@@ -240,13 +251,7 @@ mod tests {
     #[test]
     fn filter_robust_and_big_integers_agree_on_near_coplanar_points() {
         // Points on a plane z = 0.1 x + 0.3 y (not exact in binary), nudged by a few ulps.
-        let mut state = 0x2545F4914F6CDD1Du64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        };
+        let mut next = uniform(0x2545F4914F6CDD1D);
         let mut nonzero = 0;
         for scale in [1.0, 1e-100, 1e100, 1e-250, 1e250] {
             for _ in 0..2000 {
@@ -271,13 +276,7 @@ mod tests {
     /// their near misses (one coordinate off by one ulp) against big integers.
     #[test]
     fn exact_orient3d_shortcuts_agree_with_big_integers() {
-        let mut state = 0x9E3779B97F4A7C15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        };
+        let mut next = uniform(0x9E3779B97F4A7C15);
         let (mut zeros, mut nonzeros) = (0, 0);
         for case in 0..6000 {
             let mut p = || Point::new(next() * 10.0, next() * 10.0, next() * 10.0);

@@ -576,6 +576,23 @@ mod tests {
         Ok(())
     }
 
+    /// The production hull covariance of the points `raw` against the oracle, the `quickhull`
+    /// crate on all the points (single precision, no interior filter): equal to 1e-4, or both
+    /// flat.
+    fn matches_the_crate(raw: &[[f64; 3]]) -> Result<(), TestCaseError> {
+        let points: Vec<Point> = raw.iter().map(|&[x, y, z]| Point::new(x, y, z)).collect();
+        let origin = points[0];
+        let ours = hull_covariance(&points, &origin);
+        let reference = quickhull_covariance(&single_precision(&points, &origin));
+        match (ours, reference) {
+            (Some(s), Some(r)) => {
+                prop_assert!((s - r).amax() <= 1e-4 * r.amax(), "{s} vs {r}")
+            }
+            (s, r) => prop_assert!(s.is_none() && r.is_none(), "{s:?} vs {r:?}"),
+        }
+        Ok(())
+    }
+
     /// Every point within `1e-12` of the extent cubed of one plane: the volume of every
     /// tetrahedron of the first point and three of up to 16 points spread over the set, and of
     /// every point with the first point and two of those.
@@ -652,17 +669,7 @@ mod tests {
         fn small_hull_covariance_matches_quickhull(
             raw in prop::collection::vec(prop::array::uniform3(-1.0f64..1.0), 4..=SMALL)
         ) {
-            let points: Vec<Point> = raw.iter().map(|&[x, y, z]| Point::new(x, y, z)).collect();
-            let origin = points[0];
-            let small = hull_covariance(&points, &origin);
-            // The oracle: quickhull on all the points (no interior filter).
-            let reference = quickhull_covariance(&single_precision(&points, &origin));
-            match (small, reference) {
-                (Some(s), Some(r)) => {
-                    prop_assert!((s - r).amax() <= 1e-4 * r.amax(), "{s} vs {r}")
-                }
-                (s, r) => prop_assert!(s.is_none() && r.is_none(), "{s:?} vs {r:?}"),
-            }
+            matches_the_crate(&raw)?;
         }
     }
 
@@ -692,16 +699,7 @@ mod tests {
         fn quickhull_covariance_matches_the_crate(
             raw in prop::collection::vec(prop::array::uniform3(-1.0f64..1.0), SMALL + 1..=1000)
         ) {
-            let points: Vec<Point> = raw.iter().map(|&[x, y, z]| Point::new(x, y, z)).collect();
-            let origin = points[0];
-            let ours = hull_covariance(&points, &origin);
-            let reference = quickhull_covariance(&single_precision(&points, &origin));
-            match (ours, reference) {
-                (Some(s), Some(r)) => {
-                    prop_assert!((s - r).amax() <= 1e-4 * r.amax(), "{s} vs {r}")
-                }
-                (s, r) => prop_assert!(s.is_none() && r.is_none(), "{s:?} vs {r:?}"),
-            }
+            matches_the_crate(&raw)?;
         }
     }
 
