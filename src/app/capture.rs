@@ -1,7 +1,6 @@
 //! `obbtree view --screenshot PATH --frames N`: render N frames of the loaded scene (its path
-//! playing), hold the motion still for some frames and until no render pipeline is left
-//! compiling, save the window as PNG, print what the screenshot shows and the frame timings,
-//! exit.
+//! playing), hold the motion still until no render pipeline is left compiling, save the window
+//! as PNG, print what the screenshot shows and the frame timings, exit.
 //!
 //! The printed line (one line on stdout) is what the render test reads:
 //! `screenshot PATH: step S contacts K; N frames; …; camera x y z qx qy qz qw fov F viewport X Y W H`
@@ -55,12 +54,6 @@ struct PipelinesReady(bool);
 
 /// Frames with every pipeline ready before the capture (the render runs a frame or two behind).
 const READY_FRAMES: u32 = 3;
-/// The motion is held still at least this many frames before the capture. Under a software
-/// renderer at about one frame per second, a capture taken in the frame the motion stopped once
-/// showed the 3D view of an earlier step (the object short of its contacts, so no highlights and
-/// no curve) under the panel of the current one (1 capture in 3 on the pipes scene; none in 3
-/// with a hold of 10 frames): whatever frame the image comes from, it now shows this step.
-const MIN_HELD_FRAMES: u32 = 20;
 /// At most this many frames are waited for that (a pipeline whose shader never loads would
 /// stay waiting): then the capture goes ahead.
 const MAX_HELD_FRAMES: u32 = 300;
@@ -130,9 +123,7 @@ fn drive_capture(
             // it needs has compiled.
             playback.playing = false;
             let held = capture.rendered - capture.frames;
-            if (capture.ready_frames < READY_FRAMES || held < MIN_HELD_FRAMES)
-                && held < MAX_HELD_FRAMES
-            {
+            if capture.ready_frames < READY_FRAMES && held < MAX_HELD_FRAMES {
                 return;
             }
             if held > 0 {

@@ -180,10 +180,12 @@ pub fn run(options: ViewOptions) -> AppExit {
                 ..default()
             })
             .set(bevy::render::RenderPlugin {
-                // A screenshot must show the scene: compiled asynchronously (the default), a mesh
-                // pipeline can still be compiling when the capture frame comes under a software
-                // renderer on a busy machine, and the frame shows the panel over an empty sky.
-                synchronous_pipeline_compilation: options.screenshot.is_some(),
+                // Pipelines compile asynchronously (the default), also for screenshots, which
+                // wait for them instead (`capture`): compiled synchronously under lavapipe, the 3D
+                // view of 5 of 11 pipes captures froze after the first frames (the object at its
+                // start, no highlights, no curve) under a live panel; asynchronously 4 of 4 were
+                // right.
+                synchronous_pipeline_compilation: false,
                 ..default()
             }),
     )
