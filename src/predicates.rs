@@ -149,7 +149,13 @@ pub(crate) fn exact_orient3d(a: &Point, b: &Point, c: &Point, d: &Point) -> Real
         };
         return robust::orient3d(co(a), co(b), co(c), co(d));
     }
-    let [a, b, c, d] = BigFixed::convert(all.map(|p| [p.x, p.y, p.z]));
+    big_orient3d(a, b, c, d)
+}
+
+/// The sign of `orient3d(a, b, c, d)` in big integers (any finite input; slow): the fallback of
+/// [`exact_orient3d`] outside the range of expansion arithmetic, and the tests' oracle.
+fn big_orient3d(a: &Point, b: &Point, c: &Point, d: &Point) -> Real {
+    let [a, b, c, d] = BigFixed::convert([a, b, c, d].map(|p| [p.x, p.y, p.z]));
     let diff = |p: &[BigInt; 3]| -> [BigInt; 3] { std::array::from_fn(|k| &p[k] - &d[k]) };
     let (ad, bd, cd) = (diff(&a), diff(&b), diff(&c));
     let det = &ad[0] * (&bd[1] * &cd[2] - &bd[2] * &cd[1])
@@ -215,16 +221,6 @@ fn decompose(x: Real) -> (i64, i32) {
 mod tests {
     use super::*;
 
-    fn big3(a: &Point, b: &Point, c: &Point, d: &Point) -> Real {
-        let [a, b, c, d] = BigFixed::convert([a, b, c, d].map(|p| [p.x, p.y, p.z]));
-        let diff = |p: &[BigInt; 3]| -> [BigInt; 3] { std::array::from_fn(|k| &p[k] - &d[k]) };
-        let (ad, bd, cd) = (diff(&a), diff(&b), diff(&c));
-        let det = &ad[0] * (&bd[1] * &cd[2] - &bd[2] * &cd[1])
-            + &ad[1] * (&bd[2] * &cd[0] - &bd[0] * &cd[2])
-            + &ad[2] * (&bd[0] * &cd[1] - &bd[1] * &cd[0]);
-        sign_of(&det)
-    }
-
     /// Reproducible uniform doubles in [-1, 1) (xorshift64 from `seed`).
     fn uniform(seed: u64) -> impl FnMut() -> f64 {
         let mut state = seed;
@@ -263,7 +259,7 @@ mod tests {
                 if next() > 0.0 {
                     d.z = d.z.next_up();
                 }
-                let expected = big3(&a, &b, &c, &d);
+                let expected = big_orient3d(&a, &b, &c, &d);
                 nonzero += (expected != 0.0) as usize;
                 assert_eq!(sign(orient3d(&a, &b, &c, &d)), sign(expected));
                 assert_eq!(sign(exact_orient3d(&a, &b, &c, &d)), sign(expected));
@@ -297,7 +293,7 @@ mod tests {
                 _ => q[(case + 1) % 4] = q[case % 4],
             }
             let [a, b, c, d] = q;
-            let expected = big3(&a, &b, &c, &d);
+            let expected = big_orient3d(&a, &b, &c, &d);
             if expected == 0.0 {
                 zeros += 1
             } else {

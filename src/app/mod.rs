@@ -164,31 +164,19 @@ pub fn run(options: ViewOptions) -> AppExit {
         playback.mode = MotionMode::Simulate;
     }
     let mut app = App::new();
-    app.add_plugins(
-        DefaultPlugins
-            .set(WindowPlugin {
-                primary_window: Some(Window {
-                    title: "obbtree — OBBTree interference detection".into(),
-                    resolution: (1280, 720).into(),
-                    // In a browser: draw into the page's canvas, sized by the page, and keep the
-                    // page from scrolling or opening menus on the viewer's keys and drags.
-                    canvas: cfg!(target_arch = "wasm32").then(|| "#obbtree".into()),
-                    fit_canvas_to_parent: true,
-                    prevent_default_event_handling: true,
-                    ..default()
-                }),
-                ..default()
-            })
-            .set(bevy::render::RenderPlugin {
-                // Pipelines compile asynchronously (the default), also for screenshots, which
-                // wait for them instead (`capture`): compiled synchronously under lavapipe, the 3D
-                // view of 5 of 11 pipes captures froze after the first frames (the object at its
-                // start, no highlights, no curve) under a live panel; asynchronously 4 of 4 were
-                // right.
-                synchronous_pipeline_compilation: false,
-                ..default()
-            }),
-    )
+    app.add_plugins(DefaultPlugins.set(WindowPlugin {
+        primary_window: Some(Window {
+            title: "obbtree — OBBTree interference detection".into(),
+            resolution: (1280, 720).into(),
+            // In a browser: draw into the page's canvas, sized by the page, and keep the
+            // page from scrolling or opening menus on the viewer's keys and drags.
+            canvas: cfg!(target_arch = "wasm32").then(|| "#obbtree".into()),
+            fit_canvas_to_parent: true,
+            prevent_default_event_handling: true,
+            ..default()
+        }),
+        ..default()
+    }))
     // Render continuously even without focus (Xvfb windows have none).
     .insert_resource(bevy::winit::WinitSettings::continuous())
     .add_plugins(bevy_egui::EguiPlugin::default())

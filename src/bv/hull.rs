@@ -77,7 +77,7 @@ impl SmallHull {
         // Each face wound so that the opposite corner is inside. One orientation decides all
         // four: exchanging the last two points of orient3d flips its sign, and the faces'
         // point orders below alternate in parity.
-        let flip = Self::sees_point(points, [i0, i1, i2], i3);
+        let flip = outside(points, [i0, i1, i2].map(u32::from), u32::from(i3));
         for (k, [a, b, c]) in [[i0, i1, i2], [i0, i1, i3], [i0, i2, i3], [i1, i2, i3]]
             .into_iter()
             .enumerate()
@@ -166,12 +166,6 @@ impl SmallHull {
         let plane = unsafe { self.planes[f].assume_init_ref() };
         plane.side(q(p), || exact_orient3d(q(p), q(b), q(c), q(a))) > 0.0
     }
-
-    /// Whether point `p` lies strictly outside the plane of `face` wound as given (exact).
-    fn sees_point(points: &[Point], [a, b, c]: [u8; 3], p: u8) -> bool {
-        let q = |i: u8| &points[i as usize];
-        Plane::new(q(b), q(c), q(a)).side(q(p), || exact_orient3d(q(p), q(b), q(c), q(a))) > 0.0
-    }
 }
 
 /// "No point" / "no face" in [`QuickHull`]'s links.
@@ -240,9 +234,8 @@ impl QuickHull {
             return false;
         };
         let [i0, i1, i2, i3] = simplex.map(|i| i as u32);
-        let q = |i: u32| &points[i as usize];
         // Wound outward: if the fourth corner is outside (i0, i1, i2), reverse all four.
-        let faces = if height(points, &Plane::new(q(i1), q(i2), q(i0)), [i0, i1, i2], i3) > 0.0 {
+        let faces = if outside(points, [i0, i1, i2], i3) {
             [[i0, i2, i1], [i0, i1, i3], [i1, i2, i3], [i2, i0, i3]]
         } else {
             [[i0, i1, i2], [i0, i3, i1], [i1, i3, i2], [i2, i3, i0]]
@@ -399,6 +392,12 @@ impl QuickHull {
     fn sees(&self, points: &[Point], f: usize, p: u32) -> bool {
         height(points, &self.planes[f], self.faces[f], p) > 0.0
     }
+}
+
+/// Whether point `p` lies strictly outside the plane of face `[a, b, c]` wound as given (exact).
+fn outside(points: &[Point], [a, b, c]: [u32; 3], p: u32) -> bool {
+    let q = |i: u32| &points[i as usize];
+    height(points, &Plane::new(q(b), q(c), q(a)), [a, b, c], p) > 0.0
 }
 
 /// `orient3d(p, b, c, a)` for the face `[a, b, c]` whose plane is `plane`: positive when `p` is
