@@ -11,11 +11,15 @@ use crate::math::{Matrix3, Point, Real, Vector};
 struct AreaMoments {
     area: Real,
     weighted_centroid: Vector,
-    second: Matrix3,
+    /// The upper half of `Σ A_i/12 (9 c_i c_iᵀ + p pᵀ + q qᵀ + r rᵀ)`: xx, xy, xz, yy, yz, zz.
+    second: [Real; 6],
 }
 
 impl AreaMoments {
-    #[inline]
+    /// The (row, column) of each entry of [`AreaMoments::second`].
+    const UPPER: [(usize, usize); 6] = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)];
+
+    #[inline(always)]
     fn add(&mut self, p: &Vector, q: &Vector, r: &Vector) {
         let area = 0.5 * (q - p).cross(&(r - p)).norm();
         if area == 0.0 {
@@ -24,9 +28,12 @@ impl AreaMoments {
         let c = (p + q + r) / 3.0;
         self.area += area;
         self.weighted_centroid += c * area;
-        self.second +=
-            (c * c.transpose() * 9.0 + p * p.transpose() + q * q.transpose() + r * r.transpose())
-                * (area / 12.0);
+        // The symmetric matrix's six distinct entries, each rounded as the full outer products
+        // would round it (the products commute exactly).
+        let w = area / 12.0;
+        for (s, (i, j)) in self.second.iter_mut().zip(Self::UPPER) {
+            *s += (c[i] * c[j] * 9.0 + p[i] * p[j] + q[i] * q[j] + r[i] * r[j]) * w;
+        }
     }
 
     fn covariance(&self) -> Option<Matrix3> {
@@ -36,7 +43,9 @@ impl AreaMoments {
             return None;
         }
         let ch = self.weighted_centroid / self.area;
-        Some(self.second / self.area - ch * ch.transpose())
+        let s = self.second;
+        let second = Matrix3::new(s[0], s[1], s[2], s[1], s[3], s[4], s[2], s[4], s[5]);
+        Some(second / self.area - ch * ch.transpose())
     }
 }
 
