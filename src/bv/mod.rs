@@ -119,7 +119,7 @@ pub enum ObbFit {
     /// The box of smallest surface area among the §4 hull fit, the triangles' fit and the model
     /// frame's own axes. The default: 5–25% fewer box tests than the hull fit alone on the
     /// project's benchmark cases (the paper's scenes and the teapot and bunny pose sets), at
-    /// about 1.3× the hull fit's build time.
+    /// about 1.2× the hull fit's build time.
     #[default]
     Smallest,
 }
