@@ -221,7 +221,7 @@ pub fn covariance_of_points(points: &[Point]) -> Matrix3 {
 /// non-finite one it is the identity.
 ///
 /// Where the eigenvalues are well separated (both gaps above [`SEPARATED`] of their largest
-/// magnitude) the closed form of [`separated_eigenvectors`] gives them, some 4× faster than an
+/// magnitude) the closed form of [`separated_eigenvectors`] gives them, some 3× faster than an
 /// iterative solver; otherwise nalgebra's `SymmetricEigen` (Householder tridiagonalisation and
 /// implicit QR). Both agree to ~1e-12 where the closed form is taken (tested), so the choice
 /// hardly moves a box (box tests within 0.3% on the benchmark cases, where ties decide): the
