@@ -129,8 +129,9 @@ fn expansion_safe(values: impl IntoIterator<Item = Real>) -> bool {
 pub(crate) fn exact_orient3d(a: &Point, b: &Point, c: &Point, d: &Point) -> Real {
     let all = [a, b, c, d];
     // Exact zeros the filter cannot decide and expansion arithmetic decides slowest, common in
-    // meshes: a repeated point (a zero row of the determinant of differences, or two equal rows) and four points
-    // on one axis-aligned plane (a zero column), e.g. the faces of the paper's pipes cube.
+    // meshes: a repeated point (a zero row of the determinant of differences, or two equal
+    // rows) and four points on one axis-aligned plane (a zero column), e.g. the faces of the
+    // paper's pipes cube.
     if (0..3).any(|k| a[k] == d[k] && b[k] == d[k] && c[k] == d[k])
         || a == d
         || b == d

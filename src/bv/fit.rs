@@ -43,9 +43,7 @@ impl AreaMoments {
             return None;
         }
         let ch = self.weighted_centroid / self.area;
-        let s = self.second;
-        let second = Matrix3::new(s[0], s[1], s[2], s[1], s[3], s[4], s[2], s[4], s[5]);
-        Some(second / self.area - ch * ch.transpose())
+        Some(symmetric(self.second) / self.area - ch * ch.transpose())
     }
 }
 
@@ -185,11 +183,12 @@ pub fn covariance_of_moments<'m>(
         return None;
     }
     let mean = first / area;
-    let s = second.map(|x| x / area);
-    Some(
-        Matrix3::new(s[0], s[1], s[2], s[1], s[3], s[4], s[2], s[4], s[5])
-            - mean * mean.transpose(),
-    )
+    Some(symmetric(second.map(|x| x / area)) - mean * mean.transpose())
+}
+
+/// The symmetric matrix with upper half `s` (xx, xy, xz, yy, yz, zz).
+fn symmetric(s: [Real; 6]) -> Matrix3 {
+    Matrix3::new(s[0], s[1], s[2], s[1], s[3], s[4], s[2], s[4], s[5])
 }
 
 /// The same closed form over a group's own triangles: the fallback for rank-deficient hulls
@@ -220,10 +219,9 @@ pub fn covariance_of_points(points: &[Point]) -> Matrix3 {
 /// decreasing eigenvalue. For a rank-deficient matrix the basis is completed orthonormally; for a
 /// non-finite one it is the identity.
 ///
-/// Where the eigenvalues are well separated (both gaps above [`SEPARATED`] of their largest
-/// magnitude) the closed form of [`separated_eigenvectors`] gives them, some 3× faster than an
-/// iterative solver; otherwise nalgebra's `SymmetricEigen` (Householder tridiagonalisation and
-/// implicit QR). Both agree to ~1e-12 where the closed form is taken (tested), so the choice
+/// Where the eigenvalues are well separated (both gaps above 1e-2 of their largest magnitude)
+/// they come in closed form (`separated_eigenvectors`), some 3× faster than an iterative solver;
+/// otherwise nalgebra's `SymmetricEigen` (Householder tridiagonalisation and implicit QR). Both agree to ~1e-12 where the closed form is taken (tested), so the choice
 /// hardly moves a box (box tests within 0.3% on the benchmark cases, where ties decide): the
 /// near-equal eigenvalues whose eigenvectors rounding alone decides (a sphere's root, the torus
 /// landscape's in-plane axes) always get the iterative solver.
@@ -235,15 +233,7 @@ pub fn principal_axes(cov: &Matrix3) -> [Vector; 3] {
     if !cov.iter().all(|x| x.is_finite()) {
         return [Vector::x(), Vector::y(), Vector::z()];
     }
-    let [e0, e1] = match separated_eigenvectors(cov) {
-        Some([e0, e1, _]) => [e0, e1],
-        None => {
-            let eig = nalgebra::SymmetricEigen::new(*cov);
-            let mut order = [0usize, 1, 2];
-            order.sort_by(|&i, &j| eig.eigenvalues[j].total_cmp(&eig.eigenvalues[i]));
-            [0, 1].map(|k| eig.eigenvectors.column(order[k]).into_owned())
-        }
-    };
+    let [e0, e1, _] = separated_eigenvectors(cov).unwrap_or_else(|| iterative_eigenvectors(cov));
     // Gram–Schmidt against round-off, then complete right-handed.
     let Some(e0) = e0.try_normalize(1e-12) else {
         return [Vector::x(), Vector::y(), Vector::z()];
@@ -253,6 +243,15 @@ pub fn principal_axes(cov: &Matrix3) -> [Vector; 3] {
         .unwrap_or_else(|| any_orthogonal(&e0));
     let e2 = e0.cross(&e1);
     [e0, e1, e2]
+}
+
+/// The eigenvectors of a symmetric 3×3 matrix by nalgebra's `SymmetricEigen`, in order of
+/// decreasing eigenvalue (signs arbitrary).
+fn iterative_eigenvectors(a: &Matrix3) -> [Vector; 3] {
+    let eig = nalgebra::SymmetricEigen::new(*a);
+    let mut order = [0usize, 1, 2];
+    order.sort_by(|&i, &j| eig.eigenvalues[j].total_cmp(&eig.eigenvalues[i]));
+    order.map(|i| eig.eigenvectors.column(i).into_owned())
 }
 
 /// The smallest gap between eigenvalues, relative to the bound `|q| + 2p` on their magnitude
@@ -271,7 +270,7 @@ const SEPARATED: Real = 1e-2;
 /// for a simple eigenvalue), each eigenvalue refined once to the Rayleigh quotient of that
 /// vector and the vector taken again; the middle one completes them. The vectors are within
 /// ~1e-13 of an iterative solver's (tested).
-pub fn separated_eigenvectors(a: &Matrix3) -> Option<[Vector; 3]> {
+fn separated_eigenvectors(a: &Matrix3) -> Option<[Vector; 3]> {
     let q = (a[(0, 0)] + a[(1, 1)] + a[(2, 2)]) / 3.0;
     let (b00, b11, b22) = (a[(0, 0)] - q, a[(1, 1)] - q, a[(2, 2)] - q);
     let (b01, b02, b12) = (a[(0, 1)], a[(0, 2)], a[(1, 2)]);
@@ -425,14 +424,6 @@ mod tests {
                 );
             }
         }
-    }
-
-    /// nalgebra's iterative solver: unit eigenvectors in order of decreasing eigenvalue.
-    fn iterative_eigenvectors(m: &Matrix3) -> [Vector; 3] {
-        let eig = nalgebra::SymmetricEigen::new(*m);
-        let mut order = [0usize, 1, 2];
-        order.sort_by(|&i, &j| eig.eigenvalues[j].total_cmp(&eig.eigenvalues[i]));
-        order.map(|i| eig.eigenvectors.column(i).into_owned())
     }
 
     proptest! {
