@@ -15,6 +15,7 @@
 mod aabb;
 mod fit;
 mod hull;
+mod least_volume;
 pub mod obb;
 pub mod sat;
 mod sphere;
@@ -117,11 +118,18 @@ pub enum ObbFit {
     /// cheaper: no hull).
     Triangles,
     /// The box of smallest surface area among the §4 hull fit, the triangles' fit and the model
-    /// frame's own axes. The default: 5–25% fewer box tests than the hull fit alone on the
-    /// project's benchmark cases (the paper's scenes and the teapot and bunny pose sets), at
-    /// about 1.2× the hull fit's build time.
-    #[default]
+    /// frame's own axes: 5–25% fewer box tests than the hull fit alone on the project's
+    /// benchmark cases (the paper's scenes and the teapot and bunny pose sets), at about 1.2×
+    /// the hull fit's build time.
     Smallest,
+    /// The default: the same three candidates, each turned about one of its axes at a time to
+    /// the least box volume that turn reaches (exact per turn, by rotating calipers over the
+    /// hull's projection), keeping the least box; groups of at most 32 points turn only their
+    /// least-volume candidate. A local search around the §4 fit, not the minimum-volume box.
+    /// In all-contacts mode 3–58% fewer box tests than `smallest` on the project's benchmark
+    /// cases, at about 1.9× its build time.
+    #[default]
+    LeastVolume,
 }
 
 /// A group of triangles being bounded while a hierarchy is built.
@@ -235,7 +243,8 @@ pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
     /// a box's half diagonal or of a sphere's radius (model units squared). With
     /// [`BoundingVolume::center_distance2`] it orders the first-contact traversal: of two
     /// overlapping children, the one for which the other volume's centre has the smaller power
-    /// (squared centre distance − squared radius) is visited first.
+    /// with respect to a sphere of half this squared radius (squared centre distance − ½ squared
+    /// radius) is visited first.
     fn circumradius2(&self) -> Real;
     /// A size used by the descend rule: the larger volume is split first. Boxes use their
     /// surface area (flat leaf boxes included), spheres their radius.

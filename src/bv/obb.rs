@@ -4,12 +4,14 @@ use super::fit::{
     covariance_of_moments, covariance_of_points, covariance_of_triangles, principal_axes,
     unit_scale,
 };
-use super::hull::hull_covariance;
+use super::hull::{SMALL, hull_covariance};
+use super::least_volume::{Scratch, box_volume, least_volume_axes, padding};
 use super::sat;
 use super::{
     BoundingVolume, BvKind, Fitted, Group, ObbFit, OverlapOptions, SatMode, store_box, v3,
 };
 use crate::math::{Matrix3, Point, Real, Vector};
+use std::cell::RefCell;
 
 /// An oriented bounding box, stored in single precision (60 bytes; a tree node is one 64-byte
 /// cache line).
@@ -177,36 +179,88 @@ fn fit_axes(
     let points: Vec<Point> = points.iter().map(|p| p * k).collect();
     let origin = points[0];
     let of_triangles = || of_triangles(&origin, k);
-    let hull = || {
-        principal_axes(
-            &hull_covariance(&points, &origin)
-                .or_else(of_triangles)
-                .unwrap_or_else(|| covariance_of_points(&points)),
-        )
-    };
-    match fit {
-        ObbFit::Hull => hull(),
-        ObbFit::Triangles => {
-            principal_axes(&of_triangles().unwrap_or_else(|| covariance_of_points(&points)))
-        }
-        ObbFit::Smallest => {
-            // The candidates in order of preference on ties: the hull's, the triangles', the
-            // frame's own axes.
-            let candidates = [
-                Some(hull()),
-                of_triangles().map(|c| principal_axes(&c)),
-                Some([Vector::x(), Vector::y(), Vector::z()]),
-            ];
-            let areas = surfaces(&candidates, &points);
-            let mut best = 0;
-            for i in 1..3 {
-                if areas[i] < areas[best] {
-                    best = i;
-                }
-            }
-            candidates[best].expect("the hull's candidate is always there")
-        }
+    thread_local! {
+        static SCRATCH: RefCell<FitScratch> = RefCell::default();
     }
+    SCRATCH.with_borrow_mut(|scratch| {
+        let FitScratch {
+            vertices,
+            hull_points,
+            least,
+        } = scratch;
+        let mut hull = || {
+            principal_axes(
+                &hull_covariance(&points, &origin, vertices)
+                    .or_else(of_triangles)
+                    .unwrap_or_else(|| covariance_of_points(&points)),
+            )
+        };
+        let frame = [Vector::x(), Vector::y(), Vector::z()];
+        match fit {
+            ObbFit::Hull => hull(),
+            ObbFit::Triangles => {
+                principal_axes(&of_triangles().unwrap_or_else(|| covariance_of_points(&points)))
+            }
+            ObbFit::Smallest => {
+                // The candidates in order of preference on ties: the hull's, the triangles',
+                // the frame's own axes.
+                let candidates = [
+                    Some(hull()),
+                    of_triangles().map(|c| principal_axes(&c)),
+                    Some(frame),
+                ];
+                let areas = surfaces(&candidates, &points);
+                let mut best = 0;
+                for i in 1..3 {
+                    if areas[i] < areas[best] {
+                        best = i;
+                    }
+                }
+                candidates[best].expect("the hull's candidate is always there")
+            }
+            ObbFit::LeastVolume => {
+                let mut candidates = [
+                    Some(hull()),
+                    of_triangles().map(|c| principal_axes(&c)),
+                    Some(frame),
+                ];
+                // The hull's vertices bound the same boxes as all the points, and are fewer.
+                let bounded: &[Point] = if vertices.is_empty() {
+                    &points
+                } else {
+                    hull_points.clear();
+                    hull_points.extend(vertices.iter().map(|&i| points[i as usize]));
+                    hull_points
+                };
+                let pad = padding(bounded);
+                if points.len() <= SMALL {
+                    // A small group's search starts from its least-volume candidate only.
+                    let volumes = candidates.map(|c| c.map(|c| box_volume(&c, bounded, pad)));
+                    let least = least_index(&volumes);
+                    for (i, c) in candidates.iter_mut().enumerate() {
+                        if i != least {
+                            *c = None;
+                        }
+                    }
+                }
+                // Ties keep the earlier candidate: the hull's, the triangles', the frame's.
+                let mut best: Option<([Vector; 3], Real)> = None;
+                for start in candidates.into_iter().flatten() {
+                    let (axes, volume) = least_volume_axes(start, bounded, pad, least);
+                    if best.is_none_or(|(_, least)| volume < least) {
+                        best = Some((axes, volume));
+                    }
+                }
+                best.expect("the hull's candidate is always there").0
+            }
+        }
+    })
+}
+
+/// The index of the least of `values` (`None` counts as `+∞`; the first on ties).
+fn least_index(values: &[Option<Real>; 3]) -> usize {
+    let value = |i: usize| values[i].unwrap_or(Real::INFINITY);
+    (1..3).fold(0, |best, i| if value(i) < value(best) { i } else { best })
 }
 
 /// The surface areas (up to a factor 2) of the boxes with the candidates' axes around `points`,
@@ -232,6 +286,16 @@ fn surfaces(candidates: &[Option<[Vector; 3]>; 3], points: &[Point]) -> [Real; 3
         let e: [Real; 3] = std::array::from_fn(|a| hi[c][a] - lo[c][a]);
         e[0] * e[1] + e[1] * e[2] + e[2] * e[0]
     })
+}
+
+/// Working storage of [`fit_axes`], one per thread.
+#[derive(Default)]
+struct FitScratch {
+    /// Indices of the hull's vertices.
+    vertices: Vec<u32>,
+    /// The hull's vertices.
+    hull_points: Vec<Point>,
+    least: Scratch,
 }
 
 /// The §4 axes of a single non-degenerate triangle in closed form: its hull is the triangle

@@ -45,9 +45,10 @@ pub struct Args {
     /// alone, on its thread.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub threads: u64,
-    /// How OBBs are oriented: smallest (of the §4 hull fit, the triangles' fit and the model
-    /// axes), hull (§4 alone) or triangles (RAPID's).
-    #[arg(long, value_enum, default_value = "smallest")]
+    /// How OBBs are oriented: least-volume (the §4 hull fit, the triangles' fit and the model
+    /// axes, each turned to the least volume it reaches), smallest (the least surface of those
+    /// three, unturned), hull (§4 alone) or triangles (RAPID's).
+    #[arg(long, value_enum, default_value = "least-volume")]
     pub fit: ObbFit,
 }
 
