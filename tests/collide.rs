@@ -43,9 +43,10 @@ fn check_all(
         "sphere"
     );
     for (split, fit) in [
+        (SplitRule::Mean, ObbFit::LeastVolume),
+        (SplitRule::Median, ObbFit::LeastVolume),
+        (SplitRule::BoxMidpoint, ObbFit::LeastVolume),
         (SplitRule::Mean, ObbFit::Smallest),
-        (SplitRule::Median, ObbFit::Smallest),
-        (SplitRule::BoxMidpoint, ObbFit::Smallest),
         (SplitRule::Mean, ObbFit::Hull),
         (SplitRule::Mean, ObbFit::Triangles),
     ] {

@@ -138,9 +138,9 @@ impl BoundingVolume for Aabb {
     }
 
     #[inline(always)]
-    fn circumradius2(&self) -> Real {
+    fn order_radius2(&self) -> Real {
         let h = self.half.map(Real::from);
-        h[0] * h[0] + h[1] * h[1] + h[2] * h[2]
+        0.5 * (h[0] * h[0] + h[1] * h[1] + h[2] * h[2])
     }
 
     fn well_formed(&self) -> bool {

@@ -1,17 +1,24 @@
 //! Turning a box's axes towards a box of less volume around the same points: the last step of
-//! the default OBB fit ([`super::ObbFit::Smallest`]).
+//! the default OBB fit ([`super::ObbFit::LeastVolume`]).
 //!
-//! The §4 fit (Gottschalk et al. 1996) orients a box by the hull's covariance, which the paper
-//! chose as cheap and usually tight, not as the tightest box: for the large, blocky groups of the
-//! paper's scenes (a quarter of the pipes cube, a slab of the landscape) its axes leave boxes
-//! several percent larger than a turn of a few degrees would give. This step starts from a given
-//! orientation and rotates it about one of its axes at a time to the least volume that rotation
-//! can reach, until no rotation about any axis gains. With one axis kept, the box's extent along
-//! it is fixed and its volume is that extent times the area of a rectangle around the other two
-//! coordinates of the points, whose least area is reached with one side along an edge of their
-//! planar convex hull (Freeman & Shapira 1975): each rotation is exact, found by rotating
-//! calipers over that hull (Toussaint 1983). The whole is a local search, so it is run from
-//! several starting orientations by the caller.
+//! The §4 fit (Gottschalk et al. 1996) orients a box by the principal axes of its group's hull
+//! surface: a statistic, cheap and independent of how densely the surface is sampled, but not
+//! the tightest box. Where the hull's spreads are near equal or a few parts stand out (a quarter
+//! of the pipes cube, the torpedo's fins, the rollers of its cradle) a box turned by a few
+//! degrees holds the same points in less volume. This step starts from a given orientation and
+//! rotates it about one of its axes at a time to the least volume that rotation can reach, until
+//! no rotation about any axis gains. With one axis kept, the box's extent along it is fixed and
+//! its volume is that extent times the area of a rectangle around the other two coordinates of
+//! the points, whose least area is reached with one side along an edge of their planar convex
+//! hull (Freeman & Shapira 1975): each rotation is exact, found by rotating calipers over that
+//! hull (Toussaint 1983). The whole is a local search (it finds a box no turn about one of its
+//! own axes improves, not the minimum-volume box), so the caller runs it from several starting
+//! orientations.
+//!
+//! Measured with the builder's six-direction split, all-contacts box tests against the best of
+//! the three unturned candidates by surface (`ObbFit::Smallest`): teapot random poses 3.05 M →
+//! 2.84 M, bunny random poses 11.9 M → 9.90 M, torus path 0.79 M → 0.68 M, pipes path 4.06 M
+//! → 3.49 M, torpedo path 7.40 M → 3.04 M; the build takes about 1.9× as long.
 
 use crate::math::{Point, Real, Vector};
 

@@ -239,13 +239,14 @@ pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
     /// The squared distance between the centres of `a` and of the placed `b` (A's frame; model
     /// units squared).
     fn center_distance2(a: &Self, b: &Self::Placed) -> Real;
-    /// The squared radius of the sphere about the volume's centre that holds it: the square of
-    /// a box's half diagonal or of a sphere's radius (model units squared). With
-    /// [`BoundingVolume::center_distance2`] it orders the first-contact traversal: of two
-    /// overlapping children, the one for which the other volume's centre has the smaller power
-    /// with respect to a sphere of half this squared radius (squared centre distance − ½ squared
-    /// radius) is visited first.
-    fn circumradius2(&self) -> Real;
+    /// The squared radius of the sphere about the volume's centre that stands for it in the
+    /// first-contact order (model units squared): a sphere's own radius; for a box, half the
+    /// square of its half diagonal (a sphere of radius `r/√2`, nearer a box's mean reach than the
+    /// sphere that holds it; measured on the benchmark cases, see the traversal's
+    /// `sphere_power`). With [`BoundingVolume::center_distance2`] it orders the traversal: of
+    /// two overlapping children, the one for which the other volume's centre has the smaller
+    /// power with respect to this sphere (squared centre distance − this) is visited first.
+    fn order_radius2(&self) -> Real;
     /// A size used by the descend rule: the larger volume is split first. Boxes use their
     /// surface area (flat leaf boxes included), spheres their radius.
     fn size(&self) -> f32;

@@ -84,7 +84,8 @@ impl Obb {
     /// [`BoundingVolume::fit`]). Follows Gottschalk et al. 1996, §4: convex hull of the points,
     /// area-weighted covariance of the hull's surface, eigenvectors as axes, extents from all
     /// points. Falls back (§7.1) to the covariance of the triangles when the hull is flat,
-    /// and to that of the points when the triangles have no area.
+    /// and to that of the points when the triangles have no area. `fit` chooses among that box
+    /// and others ([`ObbFit`]).
     pub fn fit_points(points: &[Point], triangles: &[[Point; 3]], fit: ObbFit) -> Obb {
         let axes = fit_axes(
             points,
@@ -162,7 +163,8 @@ fn of_triangles(
 
 /// The orientation of a group's box ([`ObbFit`]): the hull covariance of §4 (with its
 /// fallbacks), and for [`ObbFit::Smallest`] also the triangles' covariance and the frame's own
-/// axes, keeping the smallest box. `of_triangles(origin, k)` is the triangles' covariance (any
+/// axes, keeping the box of least surface; for [`ObbFit::LeastVolume`] those three turned to
+/// less volume ([`least_volume_axes`]), keeping the least. `of_triangles(origin, k)` is the triangles' covariance (any
 /// scale: only its eigenvectors are used), given the unit-scale frame the points are fitted in
 /// (scale `k`, origin `origin` in it) should it need one.
 fn fit_axes(
@@ -521,9 +523,9 @@ impl BoundingVolume for Obb {
     }
 
     #[inline(always)]
-    fn circumradius2(&self) -> Real {
+    fn order_radius2(&self) -> Real {
         let h = self.half.map(Real::from);
-        h[0] * h[0] + h[1] * h[1] + h[2] * h[2]
+        0.5 * (h[0] * h[0] + h[1] * h[1] + h[2] * h[2])
     }
 
     fn well_formed(&self) -> bool {

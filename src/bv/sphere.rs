@@ -106,7 +106,7 @@ impl BoundingVolume for Sphere {
     }
 
     #[inline(always)]
-    fn circumradius2(&self) -> Real {
+    fn order_radius2(&self) -> Real {
         let r = Real::from(self.radius);
         r * r
     }

@@ -523,20 +523,23 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
 }
 
 /// First-contact order: the power of one volume's centre with respect to a sphere about a child
-/// of the other, of half the squared radius of the sphere that holds the child (squared centre
-/// distance − ½ [`BoundingVolume::circumradius2`]; negative well inside). `sphere_of` is the
-/// child whose sphere counts, `a` and `b` the two volumes whose centres are measured (one of
-/// them is `sphere_of` or its placed copy). Of two overlapping children the one with the smaller
-/// power goes first: the nearer, deeper or larger one. The factor ½ (a sphere of radius
-/// `r/√2`, nearer a box's mean reach than its circumradius) is measured, on the least-volume
-/// trees: first-contact box tests on the pipes path 1,775,358 → 715,176 (the resting cube's
-/// search, which is 1,776,572 at ¾ and 849,902 at ¼, 710,244–716,708 from 0.4 to 0.6), the
-/// bunny path 67,420 → 62,002, the teapot, bunny random poses, torus and torpedo within 3%
-/// either way. (With the full circumradius, the power itself, pipes took 1,775,358; with the
-/// nearer centre alone, 1,576,240.)
+/// of the other (squared centre distance − [`BoundingVolume::order_radius2`]; negative well
+/// inside). `sphere_of` is the child whose sphere counts, `a` and `b` the two volumes whose
+/// centres are measured (one of them is `sphere_of` or its placed copy). Of two overlapping
+/// children the one with the smaller power goes first: the nearer, deeper or larger one.
+///
+/// A box's sphere has half the squared radius of the sphere that holds it, a measured choice:
+/// on the least-volume OBB trees, first-contact box tests on the pipes path 1,775,358 with the
+/// circumscribed sphere → 715,176 (the search through the resting cube, which takes 1,776,572
+/// at ¾ of the squared radius and 849,902 at ¼, 710,244–716,708 from 0.4 to 0.6), the bunny
+/// path 67,420 → 62,002, the teapot and bunny random poses, the torus and the torpedo within 3%
+/// either way (with the nearer centre alone, pipes 1,576,240). AABB trees: 2–4% fewer on the
+/// teapot and bunny random poses, the torus and pipes paths the same. A sphere tree keeps its
+/// own sphere (its power is exact there, and Li & Chen's separation-list figures on sphere
+/// trees are measured with it).
 #[inline(always)]
 fn sphere_power<B: BoundingVolume>(sphere_of: &B, a: &B, b: &B::Placed) -> Real {
-    B::center_distance2(a, b) - 0.5 * sphere_of.circumradius2()
+    B::center_distance2(a, b) - sphere_of.order_radius2()
 }
 
 /// The recursion compiled for AVX2: the paired box tests run on 8-lane registers.
