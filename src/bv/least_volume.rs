@@ -258,6 +258,17 @@ fn least_area_rectangle(hull: &[[Real; 2]], pad: Real) -> Option<([Real; 2], Rea
         }
         hull[i]
     };
+    // From vertex `i` on, the first vertex farthest along `d` (walking while it grows).
+    let farthest = |mut i: usize, d: [Real; 2]| {
+        for _ in 0..n {
+            if dot(at(i + 1), d) > dot(at(i), d) {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        i
+    };
     let mut best: Option<([Real; 2], Real)> = None;
     // Edges shorter than this are rounding (a sliver's ends): their direction means nothing.
     let (mut lo, mut hi) = ([Real::INFINITY; 2], [Real::NEG_INFINITY; 2]);
@@ -283,30 +294,9 @@ fn least_area_rectangle(hull: &[[Real; 2]], pad: Real) -> Option<([Real; 2], Rea
         let up = [-d[1], d[0]];
         // Each pointer starts no earlier than the one before it (they stay in this order
         // around the polygon, and each extreme is reached from there by a monotone walk).
-        right = right.max(e + 1);
-        for _ in 0..n {
-            if dot(at(right + 1), d) > dot(at(right), d) {
-                right += 1;
-            } else {
-                break;
-            }
-        }
-        top = top.max(right);
-        for _ in 0..n {
-            if dot(at(top + 1), up) > dot(at(top), up) {
-                top += 1;
-            } else {
-                break;
-            }
-        }
-        left = left.max(top);
-        for _ in 0..n {
-            if dot(at(left + 1), d) < dot(at(left), d) {
-                left += 1;
-            } else {
-                break;
-            }
-        }
+        right = farthest(right.max(e + 1), d);
+        top = farthest(top.max(right), up);
+        left = farthest(left.max(top), [-d[0], -d[1]]);
         let width = dot(at(right), d) - dot(at(left), d);
         let height = dot(at(top), up) - dot(a, up);
         let area = (width + pad) * (height + pad);
