@@ -442,24 +442,28 @@ fn initial_simplex(points: &[Point]) -> Option<[usize; 4]> {
 /// Covariance of the convex hull of `points` (§4), or `None` when the hull is rank-deficient
 /// (flat, collinear or a point: Gottschalk et al. 1996, §7.1). The points are at unit scale
 /// (their largest coordinate magnitude in [1, 2)); `origin` is one of them, the frame the sums
-/// are taken in. `vertices` receives the indices of the hull's vertices, increasing (cleared
-/// first; empty when the points are flat).
+/// are taken in. `vertices`, if given, receives the indices of the hull's vertices, increasing
+/// (cleared first; empty when the points are flat).
 pub(super) fn hull_covariance(
     points: &[Point],
     origin: &Point,
-    vertices: &mut Vec<u32>,
+    mut vertices: Option<&mut Vec<u32>>,
 ) -> Option<Matrix3> {
-    vertices.clear();
+    if let Some(v) = vertices.as_deref_mut() {
+        v.clear();
+    }
     if points.len() < 4 {
         return None;
     }
     if points.len() <= SMALL {
         let hull = SmallHull::new(points)?;
-        let mut used = 0u64;
-        for &[a, b, c] in hull.faces() {
-            used |= 1 << a | 1 << b | 1 << c;
+        if let Some(v) = vertices {
+            let mut used = 0u64;
+            for &[a, b, c] in hull.faces() {
+                used |= 1 << a | 1 << b | 1 << c;
+            }
+            v.extend((0..points.len() as u32).filter(|&i| used >> i & 1 == 1));
         }
-        vertices.extend((0..points.len() as u32).filter(|&i| used >> i & 1 == 1));
         let at = |i: u8| points[i as usize] - origin;
         return non_flat_covariance(hull.faces().iter().map(|&[a, b, c]| [at(a), at(b), at(c)]));
     }
@@ -470,9 +474,11 @@ pub(super) fn hull_covariance(
         if !hull.build(points) {
             return None;
         }
-        vertices.extend(hull.surface().iter().flatten());
-        vertices.sort_unstable();
-        vertices.dedup();
+        if let Some(v) = vertices {
+            v.extend(hull.surface().iter().flatten());
+            v.sort_unstable();
+            v.dedup();
+        }
         let at = |i: u32| points[i as usize] - origin;
         non_flat_covariance(
             hull.surface()
@@ -597,7 +603,7 @@ mod tests {
     fn matches_the_crate(raw: &[[f64; 3]]) -> Result<(), TestCaseError> {
         let points: Vec<Point> = raw.iter().map(|&[x, y, z]| Point::new(x, y, z)).collect();
         let origin = points[0];
-        let ours = hull_covariance(&points, &origin, &mut Vec::new());
+        let ours = hull_covariance(&points, &origin, None);
         let reference = quickhull_covariance(&single_precision(&points, &origin));
         match (ours, reference) {
             (Some(s), Some(r)) => {
@@ -823,7 +829,7 @@ mod tests {
         }
         .unwrap();
         assert!((quick_cov - expected).amax() < 1e-12, "{quick_cov}");
-        let cov = hull_covariance(&points, &points[13], &mut Vec::new()).unwrap();
+        let cov = hull_covariance(&points, &points[13], None).unwrap();
         assert!((cov - expected).amax() < 1e-12, "{cov}");
         // Exactly coplanar (one lattice layer) and collinear (one row) sets are flat.
         assert!(SmallHull::new(&points[..9]).is_none());

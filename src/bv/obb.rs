@@ -164,9 +164,9 @@ fn of_triangles(
 /// The orientation of a group's box ([`ObbFit`]): the hull covariance of §4 (with its
 /// fallbacks), and for [`ObbFit::Smallest`] also the triangles' covariance and the frame's own
 /// axes, keeping the box of least surface; for [`ObbFit::LeastVolume`] those three turned to
-/// less volume ([`least_volume_axes`]), keeping the least. `of_triangles(origin, k)` is the triangles' covariance (any
-/// scale: only its eigenvectors are used), given the unit-scale frame the points are fitted in
-/// (scale `k`, origin `origin` in it) should it need one.
+/// less volume ([`least_volume_axes`]), keeping the least. `of_triangles(origin, k)` is the
+/// triangles' covariance (any scale: only its eigenvectors are used), given the unit-scale frame
+/// the points are fitted in (scale `k`, origin `origin` in it) should it need one.
 fn fit_axes(
     points: &[Point],
     of_triangles: impl Fn(&Point, Real) -> Option<Matrix3>,
@@ -190,27 +190,30 @@ fn fit_axes(
             hull_points,
             least,
         } = scratch;
-        let mut hull = || {
+        // The hull's vertices are gathered only for the least-volume search.
+        let hull = |vertices: Option<&mut Vec<u32>>| {
             principal_axes(
                 &hull_covariance(&points, &origin, vertices)
                     .or_else(of_triangles)
                     .unwrap_or_else(|| covariance_of_points(&points)),
             )
         };
-        let frame = [Vector::x(), Vector::y(), Vector::z()];
+        // The candidates in order of preference on ties: the hull's, the triangles', the
+        // frame's own axes.
+        let candidates = |vertices: Option<&mut Vec<u32>>| {
+            [
+                Some(hull(vertices)),
+                of_triangles().map(|c| principal_axes(&c)),
+                Some([Vector::x(), Vector::y(), Vector::z()]),
+            ]
+        };
         match fit {
-            ObbFit::Hull => hull(),
+            ObbFit::Hull => hull(None),
             ObbFit::Triangles => {
                 principal_axes(&of_triangles().unwrap_or_else(|| covariance_of_points(&points)))
             }
             ObbFit::Smallest => {
-                // The candidates in order of preference on ties: the hull's, the triangles',
-                // the frame's own axes.
-                let candidates = [
-                    Some(hull()),
-                    of_triangles().map(|c| principal_axes(&c)),
-                    Some(frame),
-                ];
+                let candidates = candidates(None);
                 let areas = surfaces(&candidates, &points);
                 let mut best = 0;
                 for i in 1..3 {
@@ -221,11 +224,7 @@ fn fit_axes(
                 candidates[best].expect("the hull's candidate is always there")
             }
             ObbFit::LeastVolume => {
-                let mut candidates = [
-                    Some(hull()),
-                    of_triangles().map(|c| principal_axes(&c)),
-                    Some(frame),
-                ];
+                let mut candidates = candidates(Some(vertices));
                 // The hull's vertices bound the same boxes as all the points, and are fewer.
                 let bounded: &[Point] = if vertices.is_empty() {
                     &points
@@ -245,11 +244,11 @@ fn fit_axes(
                         }
                     }
                 }
-                // Ties keep the earlier candidate: the hull's, the triangles', the frame's.
+                // Ties keep the earlier candidate.
                 let mut best: Option<([Vector; 3], Real)> = None;
                 for start in candidates.into_iter().flatten() {
                     let (axes, volume) = least_volume_axes(start, bounded, pad, least);
-                    if best.is_none_or(|(_, least)| volume < least) {
+                    if best.is_none_or(|(_, v)| volume < v) {
                         best = Some((axes, volume));
                     }
                 }
