@@ -110,7 +110,7 @@ pub(super) fn padding(points: &[Point]) -> Real {
 }
 
 /// The volume of the box with `axes` around `points` (not empty), each extent padded by `pad`.
-pub(super) fn box_volume(axes: &[Vector; 3], points: &[Point], pad: Real) -> Real {
+fn box_volume(axes: &[Vector; 3], points: &[Point], pad: Real) -> Real {
     axes.iter().map(|a| extent(a, points) + pad).product()
 }
 

@@ -124,8 +124,8 @@ pub enum ObbFit {
     Smallest,
     /// The default: the same three candidates, each turned about one of its axes at a time to
     /// the least box volume that turn reaches (exact per turn, by rotating calipers over the
-    /// hull's projection), keeping the least box; groups of at most 32 points turn only their
-    /// least-volume candidate. A local search around the §4 fit, not the minimum-volume box.
+    /// hull's projection), keeping the least box; groups of at most 32 points turn the §4 box
+    /// alone. A local search around the §4 fit, not the minimum-volume box.
     /// In all-contacts mode 6–59% fewer box tests than `smallest` on the project's benchmark
     /// cases, at about 1.9× its build time.
     #[default]

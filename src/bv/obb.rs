@@ -5,7 +5,7 @@ use super::fit::{
     unit_scale,
 };
 use super::hull::{SMALL, hull_covariance};
-use super::least_volume::{Scratch, box_volume, least_volume_axes, padding};
+use super::least_volume::{Scratch, least_volume_axes, padding};
 use super::sat;
 use super::{
     BoundingVolume, BvKind, Fitted, Group, ObbFit, OverlapOptions, SatMode, store_box, v3,
@@ -224,7 +224,14 @@ fn fit_axes(
                 candidates[best].expect("the hull's candidate is always there")
             }
             ObbFit::LeastVolume => {
-                let mut candidates = candidates(Some(vertices));
+                // A small group turns the §4 box alone: starting from the least of the three
+                // instead gave the same box tests to 0.3% on the benchmark cases, for 2–6% more
+                // build time.
+                let candidates = if points.len() <= SMALL {
+                    [Some(hull(Some(&mut *vertices))), None, None]
+                } else {
+                    candidates(Some(&mut *vertices))
+                };
                 // The hull's vertices bound the same boxes as all the points, and are fewer.
                 let bounded: &[Point] = if vertices.is_empty() {
                     &points
@@ -234,16 +241,6 @@ fn fit_axes(
                     hull_points
                 };
                 let pad = padding(bounded);
-                if points.len() <= SMALL {
-                    // A small group's search starts from its least-volume candidate only.
-                    let volumes = candidates.map(|c| c.map(|c| box_volume(&c, bounded, pad)));
-                    let least = least_index(&volumes);
-                    for (i, c) in candidates.iter_mut().enumerate() {
-                        if i != least {
-                            *c = None;
-                        }
-                    }
-                }
                 // Ties keep the earlier candidate.
                 let mut best: Option<([Vector; 3], Real)> = None;
                 for start in candidates.into_iter().flatten() {
@@ -256,12 +253,6 @@ fn fit_axes(
             }
         }
     })
-}
-
-/// The index of the least of `values` (`None` counts as `+∞`; the first on ties).
-fn least_index(values: &[Option<Real>; 3]) -> usize {
-    let value = |i: usize| values[i].unwrap_or(Real::INFINITY);
-    (1..3).fold(0, |best, i| if value(i) < value(best) { i } else { best })
 }
 
 /// The surface areas (up to a factor 2) of the boxes with the candidates' axes around `points`,
