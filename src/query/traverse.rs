@@ -528,8 +528,8 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
 /// centres are measured (one of them is `sphere_of` or its placed copy). Of two overlapping
 /// children the one with the smaller power goes first: the nearer, deeper or larger one.
 ///
-/// A box's sphere has half the squared radius of the sphere that holds it, a measured choice:
-/// on the least-volume OBB trees, first-contact box tests on the pipes path 1,775,358 with the
+/// A box's sphere has half the squared radius of the sphere that holds it, a measured choice
+/// (on the least-volume OBB trees as the turn was introduced), first-contact box tests on the pipes path 1,775,358 with the
 /// circumscribed sphere → 715,176 (the search through the resting cube, which takes 1,776,572
 /// at ¾ of the squared radius and 849,902 at ¼, 710,244–716,708 from 0.4 to 0.6), the bunny
 /// path 67,420 → 62,002, the teapot and bunny random poses, the torus and the torpedo within 3%
