@@ -221,8 +221,9 @@ pub fn covariance_of_points(points: &[Point]) -> Matrix3 {
 ///
 /// Where the eigenvalues are well separated (both gaps above 1e-2 of their largest magnitude)
 /// they come in closed form (`separated_eigenvectors`), some 3× faster than an iterative solver;
-/// otherwise nalgebra's `SymmetricEigen` (Householder tridiagonalisation and implicit QR). Both agree to ~1e-12 where the closed form is taken (tested), so the choice
-/// hardly moves a box (box tests within 0.3% on the benchmark cases, where ties decide): the
+/// otherwise nalgebra's `SymmetricEigen` (Householder tridiagonalisation and implicit QR).
+/// Both agree to ~1e-12 where the closed form is taken (tested), so the choice hardly moves a
+/// box (box tests within 0.3% on the benchmark cases, where ties decide): the
 /// near-equal eigenvalues whose eigenvectors rounding alone decides (a sphere's root, the torus
 /// landscape's in-plane axes) always get the iterative solver.
 ///

@@ -528,15 +528,15 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
 /// centres are measured (one of them is `sphere_of` or its placed copy). Of two overlapping
 /// children the one with the smaller power goes first: the nearer, deeper or larger one.
 ///
-/// A box's sphere has half the squared radius of the sphere that holds it, a measured choice
-/// (on the least-volume OBB trees as the turn was introduced), first-contact box tests on the pipes path 1,775,358 with the
-/// circumscribed sphere → 715,176 (the search through the resting cube, which takes 1,776,572
-/// at ¾ of the squared radius and 849,902 at ¼, 710,244–716,708 from 0.4 to 0.6), the bunny
-/// path 67,420 → 62,002, the teapot and bunny random poses, the torus and the torpedo within 3%
-/// either way (with the nearer centre alone, pipes 1,576,240). AABB trees: 2–4% fewer on the
-/// teapot and bunny random poses, the torus and pipes paths the same. A sphere tree keeps its
-/// own sphere (its power is exact there, and Li & Chen's separation-list figures on sphere
-/// trees are measured with it).
+/// A box's sphere has half the squared radius of the sphere that holds it, a measured choice (on
+/// the least-volume OBB trees as the turn was introduced). First-contact box tests on the pipes
+/// path: 1,775,358 with the circumscribed sphere → 715,176 (the search through the resting cube,
+/// which takes 1,776,572 at ¾ of the squared radius and 849,902 at ¼, 710,244–716,708 from 0.4 to
+/// 0.6), the bunny path 67,420 → 62,002, the teapot and bunny random poses, the torus and the
+/// torpedo within 3.1% either way (with the nearer centre alone, pipes 1,576,240). AABB trees: 2–4%
+/// fewer on the teapot and bunny random poses, the torus and pipes paths the same. A sphere tree
+/// keeps its own sphere (its power is exact there, and Li & Chen's separation-list figures on
+/// sphere trees are measured with it).
 #[inline(always)]
 fn sphere_power<B: BoundingVolume>(sphere_of: &B, a: &B, b: &B::Placed) -> Real {
     B::center_distance2(a, b) - sphere_of.order_radius2()
