@@ -21,7 +21,6 @@
 //! → 3.48 M, torpedo path 7.40 M → 3.05 M; the build takes about 1.9× as long.
 
 use crate::math::{Point, Real, Vector};
-use std::cmp::Ordering;
 
 /// Working storage of [`least_volume_axes`], reused between calls.
 #[derive(Default)]
@@ -137,11 +136,10 @@ fn convex_hull_2d(points: &mut Vec<[Real; 2]>, hull: &mut Vec<[Real; 2]>) {
     if points.len() > FILTER {
         drop_interior(points);
     }
-    // Lexicographic on the values (the coordinates are finite).
-    points.sort_unstable_by(|a, b| {
-        a[0].partial_cmp(&b[0])
-            .unwrap_or(Ordering::Equal)
-            .then(a[1].partial_cmp(&b[1]).unwrap_or(Ordering::Equal))
+    // Lexicographic on the values (the coordinates are finite), by one integer key per point:
+    // branch-free comparisons (the sort was a fifth of the search with float comparisons).
+    points.sort_unstable_by_key(|p| {
+        (u128::from(order_key(p[0])) << 64) | u128::from(order_key(p[1]))
     });
     let turn = |o: [Real; 2], a: [Real; 2], b: [Real; 2]| {
         (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
@@ -161,6 +159,15 @@ fn convex_hull_2d(points: &mut Vec<[Real; 2]>, hull: &mut Vec<[Real; 2]>) {
     }
     // The chain ends where it began.
     hull.pop();
+}
+
+/// An unsigned integer in the order of the finite value `v` (-0 and +0 alike): the sign bit
+/// flipped for non-negative values, all bits for negative ones (their magnitudes order the other
+/// way).
+fn order_key(v: Real) -> u64 {
+    // `+ 0.0` turns -0 into +0.
+    let bits = (v + 0.0).to_bits();
+    bits ^ ((((bits as i64) >> 63) as u64) | (1 << 63))
 }
 
 /// The padded area `(width + pad)(height + pad)` of the rectangle around `points` with its first
@@ -369,6 +376,60 @@ mod tests {
                 }
             } else {
                 prop_assert!(n < 2);
+            }
+        }
+
+        /// The sort key orders finite values as the comparison of values does, -0 with +0.
+        #[test]
+        fn order_key_orders_like_values(
+            a in prop::num::f64::NORMAL | prop::num::f64::SUBNORMAL | prop::num::f64::ZERO,
+            b in prop::num::f64::NORMAL | prop::num::f64::SUBNORMAL | prop::num::f64::ZERO,
+        ) {
+            for (x, y) in [(a, b), (a, a), (a, -a), (b, a)] {
+                prop_assert_eq!(
+                    order_key(x).cmp(&order_key(y)),
+                    x.partial_cmp(&y).unwrap(),
+                    "{} vs {}", x, y
+                );
+            }
+        }
+
+        /// Points with many equal coordinates (a float grid, signed zeros among them): the
+        /// planar hull is strictly convex, counter-clockwise, and holds every point.
+        #[test]
+        fn hull_of_ties_is_convex(
+            cells in prop::collection::vec((-3i32..=3, -3i32..=3, any::<bool>()), 1..40),
+        ) {
+            let points: Vec<[Real; 2]> = cells
+                .iter()
+                .map(|&(i, j, negative_zero)| {
+                    let c = |k: i32| if k == 0 && negative_zero { -0.0 } else { 0.1 * Real::from(k) };
+                    [c(i), c(j)]
+                })
+                .collect();
+            let (mut work, mut hull) = (points.clone(), Vec::new());
+            convex_hull_2d(&mut work, &mut hull);
+            let n = hull.len();
+            let turn = |o: [Real; 2], a: [Real; 2], b: [Real; 2]| {
+                (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+            };
+            if n >= 3 {
+                for e in 0..n {
+                    let (a, b, c) = (hull[e], hull[(e + 1) % n], hull[(e + 2) % n]);
+                    prop_assert!(turn(a, b, c) > 0.0, "{a:?} {b:?} {c:?} not a left turn");
+                    for p in &points {
+                        prop_assert!(turn(a, b, *p) >= -1e-12, "{p:?} right of hull edge {a:?} {b:?}");
+                    }
+                }
+            } else if n == 2 {
+                // Collinear points: all on the line through the segment's ends.
+                for p in &points {
+                    prop_assert!(turn(hull[0], hull[1], *p).abs() <= 1e-12, "{p:?} off {hull:?}");
+                }
+            } else {
+                // One point, however often (signed zeros alike), gives no hull.
+                prop_assert_eq!(n, 0);
+                prop_assert!(points.iter().all(|p| p == &points[0]), "{points:?} gave no hull");
             }
         }
     }
