@@ -37,6 +37,20 @@ pub(super) struct Scratch {
 /// about 1.2× the time.)
 const MAX_STEPS: usize = 6;
 
+/// Up to this many points (hull vertices) the search rotates first about the axis along which
+/// the points are thinnest, then on in cyclic order; more points start with the first axis.
+/// The groups near the leaves are nearly flat (two or three triangles: the thin axis is near
+/// their normal), so the turn in their plane, where the volume is to be gained, comes first,
+/// and the search can end after three rotations instead of running to [`MAX_STEPS`]. Measured
+/// against starting with the first axis everywhere, box tests all contacts (first contact):
+/// teapot random poses −0.8% (+0.1%), bunny random −2.1% (−0.4%), bunny path −2.2% (−1.1%),
+/// teapot path −0.8% (−0.5%), torus path +2.3% (−46%), pipes and torpedo paths within 0.4%;
+/// rotations per search 5.65 → 4.68 on the bunny pair, one-thread builds 1–4% shorter.
+/// Thinnest first for all groups gave 3–6% fewer box tests on six cases but 15% more on the
+/// torus path (whose resting pose, 1,141 of its 1,298 poses, makes it one configuration's
+/// count).
+const THIN_FIRST: usize = 32;
+
 /// A rotation is taken only when it reduces the volume by more than this fraction: rounding
 /// cannot make the search cycle, ties keep the starting axes, and the slow zigzag of rotations
 /// about alternating axes near an optimum (each gaining less than the last) is cut short.
@@ -44,9 +58,10 @@ const MAX_STEPS: usize = 6;
 const GAIN: Real = 1e-3;
 
 /// Axes (rows of a rotation, right-handed, unit) near `start` whose box around `points` has a
-/// padded volume ([`box_volume`]) no larger than `start`'s, with that volume: `start` rotated
-/// about one of its axes at a time by the angle that minimises the volume (exactly, for that
-/// axis), until no axis gains.
+/// padded volume ([`padded_volume`] of its extents) no larger than `start`'s, with that volume:
+/// `start` rotated about one of its axes at a time by the angle that minimises the volume
+/// (exactly, for that axis), until no axis gains; the thinnest axis first for few points
+/// ([`THIN_FIRST`]).
 ///
 /// `points` are the group's points or any subset with the same convex hull (its vertices: the
 /// box depends on nothing else), at unit scale (the fit's frame), not empty. Each extent is
@@ -60,7 +75,18 @@ pub(super) fn least_volume_axes(
     scratch: &mut Scratch,
 ) -> ([Vector; 3], Real) {
     let mut axes = start;
-    let mut volume = box_volume(&axes, points, pad);
+    let extents = axes.map(|a| extent(&a, points));
+    let mut volume = padded_volume(&extents, pad);
+    // The first rotation: about the thinnest axis for few points (see [`THIN_FIRST`]), else
+    // about the first axis. Ties take the earlier axis.
+    let mut first = 0;
+    if points.len() <= THIN_FIRST {
+        for k in 1..3 {
+            if extents[k] < extents[first] {
+                first = k;
+            }
+        }
+    }
     // How many axes in a row no rotation about which gains; the axis just rotated about
     // counts (the rotation made it the best about that axis).
     let mut unchanged = 0;
@@ -68,7 +94,7 @@ pub(super) fn least_volume_axes(
         if unchanged == 3 {
             break;
         }
-        let k = step % 3;
+        let k = (first + step) % 3;
         let (i, j) = ((k + 1) % 3, (k + 2) % 3);
         let Scratch { planar, hull } = scratch;
         // The points in the plane of the rotation, and their extent along its axis.
@@ -111,9 +137,9 @@ pub(super) fn padding(points: &[Point]) -> Real {
         .fold(0.0, Real::max)
 }
 
-/// The volume of the box with `axes` around `points` (not empty), each extent padded by `pad`.
-fn box_volume(axes: &[Vector; 3], points: &[Point], pad: Real) -> Real {
-    axes.iter().map(|a| extent(a, points) + pad).product()
+/// The product of the `extents`, each padded by `pad`.
+fn padded_volume(extents: &[Real; 3], pad: Real) -> Real {
+    extents.iter().map(|e| e + pad).product()
 }
 
 /// The extent of `points` along the unit vector `axis`.
@@ -303,6 +329,12 @@ fn least_area_rectangle(hull: &[[Real; 2]], pad: Real) -> Option<([Real; 2], Rea
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The volume of the box with `axes` around `points` (not empty), each extent padded by
+    /// `pad`.
+    fn box_volume(axes: &[Vector; 3], points: &[Point], pad: Real) -> Real {
+        padded_volume(&axes.map(|a| extent(&a, points)), pad)
+    }
 
     /// The least-area rectangle by brute force: every edge direction of the hull, extents over
     /// all input points.
