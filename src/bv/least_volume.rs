@@ -17,8 +17,8 @@
 //!
 //! Measured with the builder's six-direction split, all-contacts box tests against the best of
 //! the three unturned candidates by surface (`ObbFit::Smallest`): teapot random poses 3.05 M →
-//! 2.84 M, bunny random poses 11.9 M → 9.93 M, torus path 0.79 M → 0.68 M, pipes path 4.06 M
-//! → 3.48 M, torpedo path 7.40 M → 3.05 M; the build takes about 1.9× as long.
+//! 2.82 M, bunny random poses 11.9 M → 9.72 M, torus path 0.79 M → 0.70 M, pipes path 4.06 M
+//! → 3.48 M, torpedo path 7.40 M → 3.04 M; the build takes about 1.8–1.9× as long.
 
 use crate::math::{Point, Real, Vector};
 
