@@ -126,7 +126,7 @@ pub enum ObbFit {
     /// the least box volume that turn reaches (exact per turn, by rotating calipers over the
     /// hull's projection), keeping the least box; groups of at most 32 points turn the §4 box
     /// alone. A local search around the §4 fit, not the minimum-volume box.
-    /// In all-contacts mode 7–59% fewer box tests than `smallest` on the project's benchmark
+    /// In all-contacts mode 6–59% fewer box tests than `smallest` on the project's benchmark
     /// cases, at about 1.8–1.9× its build time.
     #[default]
     LeastVolume,
