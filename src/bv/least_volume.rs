@@ -48,8 +48,9 @@ const MAX_STEPS: usize = 6;
 /// rotations per search 5.65 → 4.68 on the bunny pair, one-thread builds 1–4% shorter.
 /// Thinnest first for all groups gave 3–6% fewer box tests on six cases but 15% more on the
 /// torus path (whose resting pose, 1,141 of its 1,298 poses, makes it one configuration's
-/// count); up to 64 or 128 points, within ±4% of this everywhere; up to 12, the same but for
-/// the torus path's first contact, back at +0% (a knife edge: one configuration again).
+/// count); up to 64 or 128 points, within ±4% of this everywhere; up to 12, within 1.6% but
+/// for the torus path's first contact, back at the first-axis order's 185 k box tests (+87%: a
+/// knife edge, one configuration again).
 const THIN_FIRST: usize = 32;
 
 /// A rotation is taken only when it reduces the volume by more than this fraction: rounding
@@ -171,9 +172,6 @@ fn convex_hull_2d(points: &mut Vec<[Real; 2]>, hull: &mut Vec<[Real; 2]>) {
     points.sort_unstable_by_key(|p| {
         (u128::from(order_key(p[0])) << 64) | u128::from(order_key(p[1]))
     });
-    let turn = |o: [Real; 2], a: [Real; 2], b: [Real; 2]| {
-        (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-    };
     for &p in points.iter() {
         while hull.len() >= 2 && turn(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0 {
             hull.pop();
@@ -189,6 +187,12 @@ fn convex_hull_2d(points: &mut Vec<[Real; 2]>, hull: &mut Vec<[Real; 2]>) {
     }
     // The chain ends where it began.
     hull.pop();
+}
+
+/// Twice the signed area of the triangle `o a b` (floats): positive where `o → a → b` turns
+/// left.
+fn turn(o: [Real; 2], a: [Real; 2], b: [Real; 2]) -> Real {
+    (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
 }
 
 /// An unsigned integer in the order of the finite value `v` (-0 and +0 alike): the sign bit
@@ -388,7 +392,7 @@ mod tests {
             for e in 0..n {
                 let (a, b) = (hull[e], hull[(e + 1) % n]);
                 for p in &points {
-                    let t = (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
+                    let t = turn(a, b, *p);
                     prop_assert!(t >= -1e-9, "{p:?} right of hull edge {a:?} {b:?}");
                 }
             }
@@ -450,9 +454,6 @@ mod tests {
             let (mut work, mut hull) = (points.clone(), Vec::new());
             convex_hull_2d(&mut work, &mut hull);
             let n = hull.len();
-            let turn = |o: [Real; 2], a: [Real; 2], b: [Real; 2]| {
-                (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-            };
             if n >= 3 {
                 for e in 0..n {
                     let (a, b, c) = (hull[e], hull[(e + 1) % n], hull[(e + 2) % n]);
