@@ -235,3 +235,57 @@ fn models_beyond_single_precision_apart_are_one_sphere_test() {
     let r = query(&t, &t, &id, &pos, ContactMode::AllContacts);
     assert!(!r.colliding() && r.bv_tests == 1, "{r:?}");
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// A tiny triangle of B placed against a tiny triangle of A, a vertex of each at the same
+    /// point (to rounding), where both sit far from the centres of their volume frames: A
+    /// reaches from a large triangle near `−reach` to the tiny one near `+reach` along x, so the
+    /// volume frames are `reach` apart while the boxes tested last are `size` across. Placing
+    /// B's boxes in single precision errs by about `1e-7 · reach`, far more than the boxes'
+    /// relative slack: the tests must still find exactly brute force's contacts, with every tree
+    /// type and in first-contact mode.
+    #[test]
+    fn tiny_triangles_touching_far_from_the_frames_origins(
+        reach in 100.0f64..1e4,
+        size in 1e-4f64..1e-2,
+        corner in (-1.0f64..1.0, -1.0f64..1.0, -1.0f64..1.0),
+        edges in prop::array::uniform4((-1.0f64..1.0, -1.0f64..1.0, -1.0f64..1.0)),
+        pose in pose(1.0),
+    ) {
+        let v = |(x, y, z): (f64, f64, f64)| Vector::new(x, y, z);
+        let a0 = Point::new(reach, 0.0, 0.0) + v(corner) * size;
+        let ma = TriMesh::new(
+            vec![
+                Point::new(-reach, -1.0, 0.0),
+                Point::new(-reach, 1.0, 0.5),
+                Point::new(-reach + 1.0, 0.0, -0.5),
+                a0,
+                a0 + v(edges[0]) * size,
+                a0 + v(edges[1]) * size,
+            ],
+            vec![[0, 1, 2], [3, 4, 5]],
+            "far tiny triangle",
+        )
+        .unwrap();
+        let rot = rot_of(&pose);
+        // B's frame sits near the shared vertex; its first vertex is A's `a0` once placed.
+        let pos = a0.coords + pose.translation.vector * size;
+        let b0 = Point::from(rot.transpose() * (a0.coords - pos));
+        let mb = TriMesh::new(
+            vec![b0, b0 + v(edges[2]) * size, b0 + v(edges[3]) * size],
+            vec![[0, 1, 2]],
+            "tiny triangle",
+        )
+        .unwrap();
+        let truth = brute_force(&ma, &mb, &rot, &pos);
+        let o = (Bvh::<Obb>::build(ma.clone(), &BuildOptions::default()), Bvh::<Obb>::build(mb.clone(), &BuildOptions::default()));
+        let aa = (Bvh::<Aabb>::build(ma.clone(), &BuildOptions::default()), Bvh::<Aabb>::build(mb.clone(), &BuildOptions::default()));
+        let sp = (Bvh::<Sphere>::build(ma.clone(), &BuildOptions::default()), Bvh::<Sphere>::build(mb.clone(), &BuildOptions::default()));
+        prop_assert_eq!(&query(&o.0, &o.1, &rot, &pos, ContactMode::AllContacts).contacts, &truth, "OBB");
+        prop_assert_eq!(query(&o.0, &o.1, &rot, &pos, ContactMode::FirstContact).colliding(), !truth.is_empty(), "OBB first contact");
+        prop_assert_eq!(&query(&aa.0, &aa.1, &rot, &pos, ContactMode::AllContacts).contacts, &truth, "AABB");
+        prop_assert_eq!(&query(&sp.0, &sp.1, &rot, &pos, ContactMode::AllContacts).contacts, &truth, "sphere");
+    }
+}

@@ -91,6 +91,7 @@ impl BoundingVolume for Aabb {
         rot_ab: &Matrix3,
         pos_ab: &Vector,
         margin: Real,
+        _center_reach_b: Real,
         options: &OverlapOptions,
     ) -> AabbQuery {
         let rot: [[Real; 3]; 3] = std::array::from_fn(|i| std::array::from_fn(|j| rot_ab[(i, j)]));

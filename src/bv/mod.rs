@@ -201,11 +201,14 @@ pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
     /// Precomputes what every test of this query shares. `rot_ab`, `pos_ab` place B's volume
     /// frame in A's (`x_a = rot_ab · x_b + pos_ab`); every placed volume of B is grown by
     /// `margin` (model units, ≥ 0) in every direction, to cover the rounding of coordinates far
-    /// from the origin (see [`crate::query::collide_relative`]).
+    /// from the origin (see [`crate::query::collide_relative`]). `center_reach_b` bounds the
+    /// distance of B's volume centres from their frame's origin ([`crate::bvh::Bvh::center_reach`]):
+    /// a volume placed in single precision (OBBs) grows by its rounding error on top of `margin`.
     fn prepare(
         rot_ab: &Matrix3,
         pos_ab: &Vector,
         margin: Real,
+        center_reach_b: Real,
         options: &OverlapOptions,
     ) -> Self::Query;
     /// Expresses volume `b` (B's frame) in A's frame.

@@ -40,22 +40,19 @@ const _: () = {
 };
 
 impl Obb {
-    /// `b` placed in A's frame, given its rotated axes and their transpose. Axes in single
-    /// precision (their rounding is far inside the test's slack); the centre in double
-    /// precision, as the distance between centres must not carry the absolute rounding error
-    /// of large coordinates.
+    /// `b` placed in A's frame, given its rotated axes and their transpose, all in single
+    /// precision: the axes' rounding is far inside the test's relative slack, and the centre's
+    /// absolute rounding error (from coordinates as large as the distance between the volume
+    /// frames) is covered by the query's margin ([`BoundingVolume::prepare`]).
     #[inline(always)]
     fn placed(q: &ObbQuery, b: &Obb, axes: [[f32; 4]; 3], bt: [[f32; 4]; 3]) -> PlacedObb {
-        let m = &q.rot_ab;
-        let (x, y, z) = (
-            b.center[0] as Real,
-            b.center[1] as Real,
-            b.center[2] as Real,
-        );
+        let [c0, c1, c2] = &q.rot_cols;
+        let [x, y, z] = b.center;
+        let p = &q.pos;
         let center = [
-            m[(0, 0)] * x + m[(0, 1)] * y + m[(0, 2)] * z + q.pos_ab.x,
-            m[(1, 0)] * x + m[(1, 1)] * y + m[(1, 2)] * z + q.pos_ab.y,
-            m[(2, 0)] * x + m[(2, 1)] * y + m[(2, 2)] * z + q.pos_ab.z,
+            c0[0] * x + c1[0] * y + c2[0] * z + p[0],
+            c0[1] * x + c1[1] * y + c2[1] * z + p[1],
+            c0[2] * x + c1[2] * y + c2[2] * z + p[2],
         ];
         let h = b.half;
         PlacedObb {
@@ -70,9 +67,9 @@ impl Obb {
     /// The absolute slack of one test of `a` against the placed `b` ([`SLACK`]; `d` from A's
     /// centre to B's).
     #[inline(always)]
-    fn slack(q: &ObbQuery, a: &Obb, b: &PlacedObb, d: &[Real; 3]) -> f32 {
+    fn slack(q: &ObbQuery, a: &Obb, b: &PlacedObb, d: &[f32; 3]) -> f32 {
         SLACK
-            * ((d[0].abs() + d[1].abs() + d[2].abs()) as f32
+            * (d[0].abs() + d[1].abs() + d[2].abs()
                 + a.half[0]
                 + a.half[1]
                 + a.half[2]
@@ -331,7 +328,7 @@ fn triangle_axes(t: &[Point; 3]) -> Option<[Vector; 3]> {
 }
 
 /// B's box expressed in A's frame, laid out for the overlap test: B's axes in A's frame in
-/// single precision, also transposed, the half extents, and the centre in double precision.
+/// single precision, also transposed, the half extents and the centre.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C, align(16))]
 pub struct PlacedObb {
@@ -342,18 +339,19 @@ pub struct PlacedObb {
     /// Half extents (lane 3 zero).
     half: [f32; 4],
     sum_half: f32,
-    center: [Real; 3],
+    center: [f32; 3],
 }
 
 /// Per-query constants of OBB tests.
 #[derive(Clone, Copy, Debug)]
 pub struct ObbQuery {
-    rot_ab: Matrix3,
     /// The columns of `rot_ab` in single precision (lane 3 zero).
     rot_cols: [[f32; 4]; 3],
-    pos_ab: Vector,
+    /// `pos_ab` in single precision.
+    pos: [f32; 3],
     epsilon: f32,
-    /// Absolute growth of B's boxes (rounded up).
+    /// Absolute growth of B's boxes (rounded up): the margin asked for and the rounding error
+    /// of placing B's centres in single precision.
     margin: f32,
     lite: bool,
 }
@@ -363,6 +361,18 @@ pub struct ObbQuery {
 /// centres, `a`, `b` the half extents). The test's own rounding errors are below a tenth of it,
 /// so it only ever errs toward "overlap".
 pub const SLACK: f32 = 4e-6;
+
+/// A bound on the error, in any direction, of placing the centre of a box of B in A's frame in
+/// single precision (`rot_ab · c + pos_ab`, with `rot_ab` and `pos_ab` rounded to single
+/// precision): with `|c| ≤ center_reach_b`, each coordinate is within `3.5 ε₃₂ (center_reach_b
+/// + |pos_ab|∞)` of the exact one (the rounding of `rot_ab`, `pos_ab`, three products and three
+/// sums, `ε₃₂ = 2⁻²³`), so the vector between the centres is within √3 times that, which bounds
+/// its error along any axis of the separating axis test (all of length at most 1): 6.1 ε₃₂ of
+/// that sum; 8 ε₃₂ of it is added to the slack of every inequality. For models in contact that
+/// is about 1e-6 of their size.
+fn placement_error(center_reach_b: Real, pos_ab: &Vector) -> Real {
+    8.0 * Real::from(f32::EPSILON) * (center_reach_b + pos_ab.amax())
+}
 
 /// Absolute slack added to every separating inequality: among subnormal numbers (models
 /// smaller than about 1e-38, where single precision keeps only an absolute precision of
@@ -418,10 +428,10 @@ impl BoundingVolume for Obb {
         rot_ab: &Matrix3,
         pos_ab: &Vector,
         margin: Real,
+        center_reach_b: Real,
         options: &OverlapOptions,
     ) -> ObbQuery {
         ObbQuery {
-            rot_ab: *rot_ab,
             rot_cols: std::array::from_fn(|k| {
                 [
                     rot_ab[(0, k)] as f32,
@@ -430,10 +440,11 @@ impl BoundingVolume for Obb {
                     0.0,
                 ]
             }),
-            pos_ab: *pos_ab,
+            pos: [pos_ab.x as f32, pos_ab.y as f32, pos_ab.z as f32],
             // Rounded up: never a smaller margin than asked for.
             epsilon: crate::math::f32_up(options.epsilon),
-            margin: crate::math::f32_up(margin) + SUBNORMAL_SLACK,
+            margin: crate::math::f32_up(margin + placement_error(center_reach_b, pos_ab))
+                + SUBNORMAL_SLACK,
             lite: options.sat == SatMode::Lite,
         }
     }
@@ -454,9 +465,9 @@ impl BoundingVolume for Obb {
     #[inline(always)]
     fn overlaps(q: &ObbQuery, a: &Obb, b: &PlacedObb) -> bool {
         let d = [
-            b.center[0] - a.center[0] as Real,
-            b.center[1] - a.center[1] as Real,
-            b.center[2] - a.center[2] as Real,
+            b.center[0] - a.center[0],
+            b.center[1] - a.center[1],
+            b.center[2] - a.center[2],
         ];
         let slack = Self::slack(q, a, b, &d);
         !sat::separated_f32(
@@ -464,7 +475,7 @@ impl BoundingVolume for Obb {
             &b.axes,
             &b.bt,
             &b.half,
-            [d[0] as f32, d[1] as f32, d[2] as f32],
+            d,
             q.epsilon,
             slack,
             q.lite,
@@ -481,16 +492,16 @@ impl BoundingVolume for Obb {
         let side = |k: usize| {
             let (a, b) = (a[k], b[k]);
             let d = [
-                b.center[0] - a.center[0] as Real,
-                b.center[1] - a.center[1] as Real,
-                b.center[2] - a.center[2] as Real,
+                b.center[0] - a.center[0],
+                b.center[1] - a.center[1],
+                b.center[2] - a.center[2],
             ];
             sat::SatPair {
                 a: a.floats(),
                 b_axes: &b.axes,
                 b_rows: &b.bt,
                 b_half: &b.half,
-                d: [d[0] as f32, d[1] as f32, d[2] as f32],
+                d: d,
                 slack: Self::slack(q, a, b, &d),
             }
         };
@@ -501,7 +512,7 @@ impl BoundingVolume for Obb {
     #[inline(always)]
     fn center_distance2(a: &Obb, b: &PlacedObb) -> Real {
         (0..3)
-            .map(|k| (b.center[k] - a.center[k] as Real).powi(2))
+            .map(|k| (Real::from(b.center[k]) - Real::from(a.center[k])).powi(2))
             .sum()
     }
 

@@ -72,6 +72,7 @@ impl BoundingVolume for Sphere {
         rot_ab: &Matrix3,
         pos_ab: &Vector,
         margin: Real,
+        _center_reach_b: Real,
         _options: &OverlapOptions,
     ) -> SphereQuery {
         SphereQuery {

@@ -117,6 +117,7 @@ pub struct Bvh<B> {
     origin: Vector,
     reach: Real,
     radius: Real,
+    center_reach: Real,
 }
 
 /// An OBBTree (Gottschalk et al. 1996).
@@ -153,12 +154,14 @@ impl<B: BoundingVolume> Bvh<B> {
             origin,
             reach: 0.0,
             radius: 0.0,
+            center_reach: 0.0,
         };
         tree.measure();
         tree
     }
 
-    /// Recomputes [`Bvh::reach`] and [`Bvh::radius`] from the vertices.
+    /// Recomputes [`Bvh::reach`] and [`Bvh::radius`] from the vertices, and
+    /// [`Bvh::center_reach`] from the volumes.
     fn measure(&mut self) {
         let o = self.origin;
         let (reach, radius2) =
@@ -173,6 +176,11 @@ impl<B: BoundingVolume> Bvh<B> {
                 });
         self.reach = reach;
         self.radius = radius2.sqrt();
+        self.center_reach = self
+            .nodes
+            .iter()
+            .map(|n| n.bv.as_box().0.coords.norm())
+            .fold(0.0, Real::max);
     }
 
     /// The origin of the volume frame in the model frame: the centre of the mesh's bounding box
@@ -191,6 +199,13 @@ impl<B: BoundingVolume> Bvh<B> {
     /// The largest distance of a vertex from [`Bvh::origin`] (model units).
     pub fn radius(&self) -> Real {
         self.radius
+    }
+
+    /// The largest distance of a volume's centre from [`Bvh::origin`] (model units; volume
+    /// frame): the scale of the absolute rounding error of placing this hierarchy's volumes in
+    /// another's frame in single precision ([`BoundingVolume::prepare`]).
+    pub fn center_reach(&self) -> Real {
+        self.center_reach
     }
 
     /// Node `i`'s volume as an oriented box `(center, axes as columns, half extents)` in the

@@ -159,6 +159,7 @@ pub fn volume_query<B: BoundingVolume>(
         rot_ab,
         &volume_translation(a, b, rot_ab, pos_ab),
         placement_margin(a, b, pos_ab),
+        b.center_reach(),
         overlap,
     )
 }
@@ -237,7 +238,7 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
             nb: b.nodes(),
             ma: a.mesh(),
             mb: b.mesh(),
-            query: B::prepare(rot_ab, &pos_v, margin, &options.overlap),
+            query: B::prepare(rot_ab, &pos_v, margin, b.center_reach(), &options.overlap),
             rot_ab: *rot_ab,
             pos_ab: *pos_ab,
             first: options.mode == ContactMode::FirstContact,
