@@ -184,6 +184,12 @@ fn bunny_trees_are_well_formed() {
         "{} bytes per triangle",
         obb.bytes_per_triangle()
     );
+    // Each node is one 64-byte cache line, on a line boundary (a node across two lines costs a
+    // second fetch on every visit, and a sibling pair three lines instead of two); the AABB
+    // tree's nodes stay 28 bytes.
+    assert_eq!(std::mem::size_of_val(&obb.nodes()[0]), 64);
+    assert_eq!(obb.nodes().as_ptr() as usize % 64, 0);
+    assert_eq!(std::mem::size_of::<obbtree::bvh::Node<Aabb>>(), 28);
     // Building on one thread gives the very same tree.
     let serial = Bvh::<Obb>::build(
         bunny.clone(),

@@ -10,7 +10,12 @@ use obbtree::query::brute_force;
 use proptest::prelude::*;
 
 /// The vertices of the triangles under node `i`.
-fn subtree_points<B>(nodes: &[Node<B>], mesh: &TriMesh, i: usize, out: &mut Vec<Point>) {
+fn subtree_points<B: BoundingVolume>(
+    nodes: &[Node<B>],
+    mesh: &TriMesh,
+    i: usize,
+    out: &mut Vec<Point>,
+) {
     match nodes[i].children() {
         None => out.extend(mesh.triangle(nodes[i].triangle().unwrap() as usize)),
         Some((l, r)) => {

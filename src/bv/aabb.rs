@@ -72,6 +72,7 @@ pub struct AabbQuery {
 
 impl BoundingVolume for Aabb {
     const KIND: BvKind = BvKind::Aabb;
+    type NodeAlign = ();
     type Query = AabbQuery;
     type Placed = PlacedAabb;
 

@@ -31,6 +31,11 @@ pub use sphere::Sphere;
 use crate::math::{Matrix3, Point, Real, Vector};
 use crate::mesh::TriMesh;
 
+/// A zero-sized marker aligned to a 64-byte cache line ([`BoundingVolume::NodeAlign`]).
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(64))]
+pub struct Line;
+
 /// The three kinds of bounding volume.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(
@@ -189,6 +194,10 @@ pub struct Fitted<B> {
 pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
     /// Which kind this is.
     const KIND: BvKind;
+    /// A zero-sized type whose alignment a tree node takes ([`crate::bvh::Node`]): [`Line`]
+    /// for OBBs, whose nodes are one 64-byte cache line each, so that no node straddles two
+    /// lines and a sibling pair is two lines; `()` for the smaller AABB and sphere nodes.
+    type NodeAlign: Copy + Send + Sync + std::fmt::Debug + 'static;
     /// Per-query constants (the relative pose, for AABBs also |R| + ε, computed once per query:
     /// van den Bergen 1998, §3).
     type Query: Send + Sync;

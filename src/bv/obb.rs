@@ -8,7 +8,7 @@ use super::hull::{SMALL, hull_covariance};
 use super::least_volume::{Scratch, least_volume_axes, padding};
 use super::sat;
 use super::{
-    BoundingVolume, BvKind, Fitted, Group, ObbFit, OverlapOptions, SatMode, store_box, v3,
+    BoundingVolume, BvKind, Fitted, Group, Line, ObbFit, OverlapOptions, SatMode, store_box, v3,
 };
 use crate::math::{Matrix3, Point, Real, Vector};
 use std::cell::RefCell;
@@ -69,7 +69,9 @@ impl Obb {
     #[inline(always)]
     fn slack(q: &ObbQuery, a: &Obb, b: &PlacedObb, d: &[f32; 3]) -> f32 {
         SLACK
-            * (d[0].abs() + d[1].abs() + d[2].abs()
+            * (d[0].abs()
+                + d[1].abs()
+                + d[2].abs()
                 + a.half[0]
                 + a.half[1]
                 + a.half[2]
@@ -362,14 +364,13 @@ pub struct ObbQuery {
 /// so it only ever errs toward "overlap".
 pub const SLACK: f32 = 4e-6;
 
-/// A bound on the error, in any direction, of placing the centre of a box of B in A's frame in
-/// single precision (`rot_ab · c + pos_ab`, with `rot_ab` and `pos_ab` rounded to single
-/// precision): with `|c| ≤ center_reach_b`, each coordinate is within `3.5 ε₃₂ (center_reach_b
-/// + |pos_ab|∞)` of the exact one (the rounding of `rot_ab`, `pos_ab`, three products and three
-/// sums, `ε₃₂ = 2⁻²³`), so the vector between the centres is within √3 times that, which bounds
-/// its error along any axis of the separating axis test (all of length at most 1): 6.1 ε₃₂ of
-/// that sum; 8 ε₃₂ of it is added to the slack of every inequality. For models in contact that
-/// is about 1e-6 of their size.
+/// A bound on the error of placing the centre `c` of a box of B in A's frame in single
+/// precision (`rot_ab · c + pos_ab`, with `rot_ab` and `pos_ab` rounded to single precision),
+/// for `|c| ≤ center_reach_b`. Each coordinate errs by at most `3.5 ε₃₂ (center_reach_b +
+/// |pos_ab|∞)` (the rounding of `rot_ab` and `pos_ab`, three products and three sums;
+/// `ε₃₂ = 2⁻²³`), the vector by √3 times that, and so does its projection on any axis of the
+/// separating axis test (all of length at most 1): 6.1 ε₃₂ of that sum. The slack of every
+/// inequality gets 8 ε₃₂ of it: for models in contact, about 1e-6 of their size.
 fn placement_error(center_reach_b: Real, pos_ab: &Vector) -> Real {
     8.0 * Real::from(f32::EPSILON) * (center_reach_b + pos_ab.amax())
 }
@@ -382,6 +383,7 @@ pub const SUBNORMAL_SLACK: f32 = 1e-42;
 
 impl BoundingVolume for Obb {
     const KIND: BvKind = BvKind::Obb;
+    type NodeAlign = Line;
     type Query = ObbQuery;
     type Placed = PlacedObb;
 
@@ -501,7 +503,7 @@ impl BoundingVolume for Obb {
                 b_axes: &b.axes,
                 b_rows: &b.bt,
                 b_half: &b.half,
-                d: d,
+                d,
                 slack: Self::slack(q, a, b, &d),
             }
         };

@@ -55,6 +55,7 @@ pub struct SphereQuery {
 
 impl BoundingVolume for Sphere {
     const KIND: BvKind = BvKind::Sphere;
+    type NodeAlign = ();
     type Query = SphereQuery;
     type Placed = PlacedSphere;
 

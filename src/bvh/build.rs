@@ -193,6 +193,7 @@ fn build_rec<B: BoundingVolume>(
         me.write(Node {
             bv: fitted.bv,
             link: LEAF | tris[0],
+            align: [],
         });
         return 0;
     }
@@ -201,6 +202,7 @@ fn build_rec<B: BoundingVolume>(
     me.write(Node {
         bv: fitted.bv,
         link: base as u32,
+        align: [],
     });
     let (pair, rest) = below.split_at_mut(2);
     let (left_me, right_me) = pair.split_at_mut(1);

@@ -19,16 +19,18 @@ use std::sync::Arc;
 const LEAF: u32 = 1 << 31;
 
 /// One node: a bounding volume and either the index of its first child (internal node; the two
-/// children are stored side by side) or its triangle (leaf).
+/// children are stored side by side) or its triangle (leaf). Aligned as
+/// [`BoundingVolume::NodeAlign`] says: an OBB tree's nodes are 64 bytes on 64-byte boundaries.
 #[derive(Clone, Copy, Debug)]
 #[repr(C)]
-pub struct Node<B> {
+pub struct Node<B: BoundingVolume> {
     /// The volume, in the model's frame.
     pub bv: B,
     link: u32,
+    align: [B::NodeAlign; 0],
 }
 
-impl<B> Node<B> {
+impl<B: BoundingVolume> Node<B> {
     /// Whether this node is a leaf.
     #[inline(always)]
     pub fn is_leaf(&self) -> bool {
@@ -110,7 +112,7 @@ pub enum BvhError {
 /// tight wherever the model sits ([`crate::bv`]). [`Bvh::node_box`] gives a node's volume in
 /// the model frame.
 #[derive(Clone, Debug)]
-pub struct Bvh<B> {
+pub struct Bvh<B: BoundingVolume> {
     mesh: Arc<TriMesh>,
     nodes: Vec<Node<B>>,
     depth: usize,

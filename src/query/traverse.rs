@@ -660,7 +660,7 @@ const SEQUENTIAL_BOX_TESTS: u64 = 2000;
 /// Asks for the child pair of node `i` to be brought into cache while node `i` is being tested:
 /// if the test passes, the traversal reads those children next. A hint only; never faults.
 #[inline(always)]
-fn prefetch_children<B>(nodes: &[Node<B>], i: usize) {
+fn prefetch_children<B: BoundingVolume>(nodes: &[Node<B>], i: usize) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (nodes, i);
     #[cfg(target_arch = "x86_64")]
