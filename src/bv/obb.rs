@@ -4,7 +4,7 @@ use super::fit::{
     covariance_of_moments, covariance_of_points, covariance_of_triangles, principal_axes,
     unit_scale,
 };
-use super::hull::{SMALL, hull_covariance};
+use super::hull::hull_covariance;
 use super::least_volume::{Scratch, least_volume_axes, padding};
 use super::sat;
 use super::{
@@ -160,10 +160,24 @@ fn of_triangles(
     covariance_of_triangles(origin, triangles.map(|t| t.map(|p| p * k)))
 }
 
+/// Groups of up to this many points turn the §4 box alone in the least-volume fit; larger ones
+/// also turn the frame's own axes and keep the lesser box. Measured against turning all three
+/// candidates of [`ObbFit::Smallest`] above 32 points (box tests all contacts, first contact):
+/// teapot random poses −1.6% (−0.7%), bunny random +0.1% (−0.2%), torus path −0.4% (−2.3%),
+/// pipes path −12.7% (−10.1%), torpedo path −1.8% (−1.0%), teapot path −1.8% (+0.1%), bunny
+/// path +0.4% (−2.5%); van den Bergen's random placements torus +0.05%, f-16 −4.1%, teapot
+/// −1.3%; the point-proximity experiment's single configuration +12.5% (765 → 861 box tests at
+/// small ε); one-thread builds 10–14% shorter. Dropping the triangles' start alone (the frame's
+/// kept above 32 points) gave −10% to +2.5%; a threshold of 64, −12% to +1.2% (torpedo first
+/// contact +3.9%); of 256, the torpedo path +29% (its groups of a few hundred points need the
+/// frame's axes); the §4 box alone everywhere, the torpedo path +83%.
+const ONE_START: usize = 128;
+
 /// The orientation of a group's box ([`ObbFit`]): the hull covariance of §4 (with its
 /// fallbacks), and for [`ObbFit::Smallest`] also the triangles' covariance and the frame's own
-/// axes, keeping the box of least surface; for [`ObbFit::LeastVolume`] those three turned to
-/// less volume ([`least_volume_axes`]), keeping the least. `of_triangles(origin, k)` is the
+/// axes, keeping the box of least surface; for [`ObbFit::LeastVolume`] the §4 box and, for
+/// more than [`ONE_START`] points, the frame's axes turned to less volume
+/// ([`least_volume_axes`]), keeping the lesser. `of_triangles(origin, k)` is the
 /// triangles' covariance (any scale: only its eigenvectors are used), given the unit-scale frame
 /// the points are fitted in (scale `k`, origin `origin` in it) should it need one.
 fn fit_axes(
@@ -223,14 +237,12 @@ fn fit_axes(
                 candidates[best].expect("the hull's candidate is always there")
             }
             ObbFit::LeastVolume => {
-                // A small group turns the §4 box alone: starting from the least of the three
-                // instead gave the same box tests to 0.3% on the benchmark cases, for 2–6% more
-                // build time.
-                let candidates = if points.len() <= SMALL {
-                    [Some(hull(Some(&mut *vertices))), None, None]
-                } else {
-                    candidates(Some(&mut *vertices))
-                };
+                // The §4 box turns alone for up to `ONE_START` points, the §4 box and the
+                // frame's axes above (see `ONE_START`).
+                let hull_axes = Some(hull(Some(&mut *vertices)));
+                let frame =
+                    (points.len() > ONE_START).then_some([Vector::x(), Vector::y(), Vector::z()]);
+                let candidates = [hull_axes, frame];
                 // The hull's vertices bound the same boxes as all the points, and are fewer.
                 let bounded: &[Point] = if vertices.is_empty() {
                     &points
