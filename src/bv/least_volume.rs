@@ -12,13 +12,13 @@
 //! the points, whose least area is reached with one side along an edge of their planar convex
 //! hull (Freeman & Shapira 1975): each rotation is exact, found by rotating calipers over that
 //! hull (Toussaint 1983). The whole is a local search (it finds a box no turn about one of its
-//! own axes improves, not the minimum-volume box), so the caller runs it from several starting
-//! orientations.
+//! own axes improves, not the minimum-volume box), so the caller may run it from more than one
+//! starting orientation (the fit: the §4 box, and for large groups also the frame's axes).
 //!
 //! Measured with the builder's six-direction split, all-contacts box tests against the best of
 //! the three unturned candidates by surface (`ObbFit::Smallest`): teapot random poses 3.05 M →
-//! 2.82 M, bunny random poses 11.9 M → 9.72 M, torus path 0.79 M → 0.70 M, pipes path 4.06 M
-//! → 3.48 M, torpedo path 7.40 M → 3.04 M; the build takes about 1.8–1.9× as long.
+//! 2.78 M, bunny random poses 11.9 M → 9.74 M, torus path 0.79 M → 0.69 M, pipes path 4.06 M
+//! → 3.04 M, torpedo path 7.40 M → 3.04 M; the build takes about 1.6× as long.
 
 use crate::math::{Point, Real, Vector};
 
