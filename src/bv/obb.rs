@@ -68,15 +68,12 @@ impl Obb {
     /// centre to B's).
     #[inline(always)]
     fn slack(q: &ObbQuery, a: &Obb, b: &PlacedObb, d: &[f32; 3]) -> f32 {
-        SLACK
-            * (d[0].abs()
-                + d[1].abs()
-                + d[2].abs()
-                + a.half[0]
-                + a.half[1]
-                + a.half[2]
-                + b.sum_half)
-            + q.margin
+        // Summed as a tree rather than a chain: the slack feeds every inequality of the test,
+        // so its latency after the centres are known is on the path to the test's branches
+        // (torus path about 3% less time; the same box tests on every benchmark case).
+        let sizes = (a.half[0] + a.half[1]) + (a.half[2] + b.sum_half);
+        let gap = (d[0].abs() + d[1].abs()) + d[2].abs();
+        SLACK * (gap + sizes) + q.margin
     }
 
     /// Fits an OBB to points and triangles given directly (the builder uses
