@@ -34,7 +34,7 @@ use crate::mesh::TriMesh;
 /// A zero-sized marker aligned to a 64-byte cache line ([`BoundingVolume::NodeAlign`]).
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(C, align(64))]
-pub struct Line;
+pub struct CacheLine;
 
 /// The three kinds of bounding volume.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -194,7 +194,7 @@ pub struct Fitted<B> {
 pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
     /// Which kind this is.
     const KIND: BvKind;
-    /// A zero-sized type whose alignment a tree node takes ([`crate::bvh::Node`]): [`Line`]
+    /// A zero-sized type whose alignment a tree node takes ([`crate::bvh::Node`]): [`CacheLine`]
     /// for OBBs, whose nodes are one 64-byte cache line each, so that no node straddles two
     /// lines and a sibling pair is two lines; `()` for the smaller AABB and sphere nodes.
     type NodeAlign: Copy + Send + Sync + std::fmt::Debug + 'static;

@@ -8,7 +8,8 @@ use super::hull::hull_covariance;
 use super::least_volume::{Scratch, least_volume_axes, padding};
 use super::sat;
 use super::{
-    BoundingVolume, BvKind, Fitted, Group, Line, ObbFit, OverlapOptions, SatMode, store_box, v3,
+    BoundingVolume, BvKind, CacheLine, Fitted, Group, ObbFit, OverlapOptions, SatMode, store_box,
+    v3,
 };
 use crate::math::{Matrix3, Point, Real, Vector};
 use std::cell::RefCell;
@@ -392,7 +393,7 @@ pub const SUBNORMAL_SLACK: f32 = 1e-42;
 
 impl BoundingVolume for Obb {
     const KIND: BvKind = BvKind::Obb;
-    type NodeAlign = Line;
+    type NodeAlign = CacheLine;
     type Query = ObbQuery;
     type Placed = PlacedObb;
 
