@@ -47,14 +47,19 @@ impl Obb {
     /// frames) is covered by the query's margin ([`BoundingVolume::prepare`]).
     #[inline(always)]
     fn placed(q: &ObbQuery, b: &Obb, axes: [[f32; 4]; 3], bt: [[f32; 4]; 3]) -> PlacedObb {
-        let [c0, c1, c2] = &q.rot_cols;
+        // In lanes, in the order of the scalar sums (no fused multiply-add), so every
+        // implementation of the lanes gives the same bits.
+        use sat::lanes::F32x4;
+        let [c0, c1, c2] = q.rot_cols.map(|c| F32x4::load(&c));
         let [x, y, z] = b.center;
-        let p = &q.pos;
-        let center = [
-            c0[0] * x + c1[0] * y + c2[0] * z + p[0],
-            c0[1] * x + c1[1] * y + c2[1] * z + p[1],
-            c0[2] * x + c1[2] * y + c2[2] * z + p[2],
-        ];
+        let p = F32x4::load(&q.pos);
+        let v = c0
+            .mul(F32x4::splat(x))
+            .add(c1.mul(F32x4::splat(y)))
+            .add(c2.mul(F32x4::splat(z)))
+            .add(p)
+            .to_array();
+        let center = [v[0], v[1], v[2]];
         let h = b.half;
         PlacedObb {
             axes,
@@ -359,8 +364,8 @@ pub struct PlacedObb {
 pub struct ObbQuery {
     /// The columns of `rot_ab` in single precision (lane 3 zero).
     rot_cols: [[f32; 4]; 3],
-    /// `pos_ab` in single precision.
-    pos: [f32; 3],
+    /// `pos_ab` in single precision (lane 3 zero).
+    pos: [f32; 4],
     epsilon: f32,
     /// Absolute growth of B's boxes (rounded up): the margin asked for and the rounding error
     /// of placing B's centres in single precision.
@@ -452,7 +457,7 @@ impl BoundingVolume for Obb {
                     0.0,
                 ]
             }),
-            pos: [pos_ab.x as f32, pos_ab.y as f32, pos_ab.z as f32],
+            pos: [pos_ab.x as f32, pos_ab.y as f32, pos_ab.z as f32, 0.0],
             // Rounded up: never a smaller margin than asked for.
             epsilon: crate::math::f32_up(options.epsilon),
             margin: crate::math::f32_up(margin + placement_error(center_reach_b, pos_ab))
