@@ -18,7 +18,7 @@
 //! Measured with the builder's six-direction split, all-contacts box tests against the best of
 //! the three unturned candidates by surface (`ObbFit::Smallest`): teapot random poses 3.05 M →
 //! 2.78 M, bunny random poses 11.9 M → 9.74 M, torus path 0.79 M → 0.69 M, pipes path 4.06 M
-//! → 3.04 M, torpedo path 7.40 M → 3.04 M; the build takes about 1.6× as long.
+//! → 3.04 M, torpedo path 7.40 M → 3.04 M; the build takes about 1.4× as long.
 
 use crate::math::{Point, Real, Vector};
 
@@ -266,11 +266,14 @@ fn drop_interior(points: &mut Vec<[Real; 2]>) {
 
 /// Polygons of up to this many vertices have their rectangles measured by scanning every vertex
 /// for each edge ([`scanned_rectangle`]); larger ones by the calipers' walks
-/// ([`walked_rectangle`]). The two find the same rectangles (the walks stop at the extremes a
-/// scan finds on a convex polygon): on the 130,782 searches of the bunny pair's build with up
-/// to 48 points, the same axes and volumes bit for bit; the scan is branch-free where the walks
-/// take a data-dependent branch per step, and searches of 4–20 points took 22–30% less time
-/// (8 and 12 gave the same below 9 points and less above; 24 and 64 no more than 16).
+/// ([`walked_rectangle`]). The two find the same rectangles up to rounding (the walks stop at
+/// the extremes a scan finds on a convex polygon): on the 130,782 searches of the bunny pair's
+/// build with up to 48 points, the same axes and volumes bit for bit; on the teapot and the
+/// torpedo a few edges whose rectangles are equal to rounding went the other way (box tests,
+/// all contacts: teapot random poses −12 of 2.78 M, torpedo path +80 of 3.04 M). The scan is
+/// branch-free where the walks take a data-dependent branch per step: searches of 4–20 points
+/// took 22–30% less time, one-thread builds about 10% less (8 and 12 vertices gave the same
+/// below 9 points and less above; 24 and 64 no more than 16).
 const SCANNED: usize = 16;
 
 /// The rectangle of least padded area `(width + pad)(height + pad)` around the convex polygon

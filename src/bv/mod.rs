@@ -131,7 +131,7 @@ pub enum ObbFit {
     /// that turn reaches (exact per turn, by rotating calipers over the hull's projection);
     /// groups of more than 128 points also turn the model frame's axes and keep the lesser box.
     /// A local search around the §4 fit, not the minimum-volume box. In all-contacts mode
-    /// 8–59% fewer box tests than `smallest` on the project's benchmark cases, at about 1.6×
+    /// 8–59% fewer box tests than `smallest` on the project's benchmark cases, at about 1.4×
     /// its build time.
     #[default]
     LeastVolume,
