@@ -270,10 +270,10 @@ fn drop_interior(points: &mut Vec<[Real; 2]>) {
 /// the extremes a scan finds on a convex polygon): on the 130,782 searches of the bunny pair's
 /// build with up to 48 points, the same axes and volumes bit for bit; on the teapot and the
 /// torpedo a few edges whose rectangles are equal to rounding went the other way (box tests,
-/// all contacts: teapot random poses −12 of 2.78 M, torpedo path +80 of 3.04 M). The scan is
-/// branch-free where the walks take a data-dependent branch per step: searches of 4–20 points
-/// took 22–30% less time, one-thread builds about 10% less (8 and 12 vertices gave the same
-/// below 9 points and less above; 24 and 64 no more than 16).
+/// all contacts: teapot random poses −12 of 2.78 M, torpedo path +80 of 3.04 M). The scan's
+/// extremes are branch-free where the walks take a data-dependent branch per step: searches
+/// of 4–20 points took 22–30% less time, one-thread builds about 10% less (8 and 12 vertices
+/// gave the same below 9 points and less above; 24 and 64 no more than 16).
 const SCANNED: usize = 16;
 
 /// The rectangle of least padded area `(width + pad)(height + pad)` around the convex polygon
@@ -456,8 +456,8 @@ mod tests {
             prop_assert_eq!(scanned.is_some(), walked.is_some());
             if let (Some((d, area)), Some((e, other))) = (scanned, walked) {
                 prop_assert!((area - other).abs() <= 1e-12 * area, "{area} vs {other}");
-                // The same edge, unless two edges' areas are equal to rounding.
-                if (area - other).abs() == 0.0 {
+                // The same area: the same edge (both keep the first of equal areas).
+                if area == other {
                     prop_assert_eq!(d, e);
                 }
             }
