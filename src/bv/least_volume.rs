@@ -272,7 +272,7 @@ fn drop_interior(points: &mut Vec<[Real; 2]>) {
 /// torpedo a few edges whose rectangles are equal to rounding went the other way (box tests,
 /// all contacts: teapot random poses −12 of 2.78 M, torpedo path +80 of 3.04 M). The scan's
 /// extremes are branch-free where the walks take a data-dependent branch per step: searches
-/// of 4–20 points took 22–30% less time, one-thread builds about 10% less (8 and 12 vertices
+/// of 4–20 points took 19–35% less time, one-thread builds about 10% less (8 and 12 vertices
 /// gave the same below 9 points and less above; 24 and 64 no more than 16).
 const SCANNED: usize = 16;
 
