@@ -193,8 +193,9 @@ pub(super) struct QuickHull {
     head: Vec<u32>,
     /// Next point of the same outside set.
     next: Vec<u32>,
-    /// The filter's value of each outside point's orientation against its face (the farthest
-    /// has the largest: one face, one normal).
+    /// Each outside point's orientation against its face (the filter's value, or the exact
+    /// predicate's where the filter cannot decide): the farthest has the largest (one face, one
+    /// normal).
     height: Vec<Real>,
     /// Faces whose outside set was not empty when last filled.
     pending: Vec<u32>,
@@ -351,18 +352,19 @@ impl QuickHull {
         [[a, b], [b, c], [c, a]].contains(&edge)
     }
 
-    /// Puts each orphan into the outside set of the first face from `first` on that the
-    /// orientation filter proves it outside; drops it when there is none: it is inside or on
-    /// the hull, or outside by no more than the filter's rounding bound (some 1e-15 of the
-    /// points' extent), which changes the hull's surface integrals by as little. The exact
-    /// predicate is kept for the visibility of an added point, on which the hull's being a
-    /// closed surface depends; here it would cost most on exactly coplanar points (the grids of
-    /// the paper's scenes), none of which is outside.
+    /// Puts each orphan into the outside set of the first face from `first` on that it lies
+    /// strictly outside of (exact: the filter, else the exact predicate); drops it when there is
+    /// none, for then it is inside or on the hull. (A point above a removed face and strictly
+    /// outside the new hull is strictly outside one of the new faces: the segment from it to
+    /// the removed face's interior, inside the new hull, leaves the hull through a face above
+    /// that face's plane, which no kept face reaches.) The filter alone is not enough: a point
+    /// within rounding of a new face's plane can still be far outside the hull, beyond a kept
+    /// face across that face's edge (a CI case: 1% of the points' extent cubed outside).
     fn assign(&mut self, points: &[Point], first: usize) {
         for k in 0..self.orphans.len() {
             let p = self.orphans[k];
             for f in first..self.faces.len() {
-                let h = self.planes[f].side(&points[p as usize], || 0.0);
+                let h = height(points, &self.planes[f], self.faces[f], p);
                 if h > 0.0 {
                     self.height[p as usize] = h;
                     if self.head[f] == NONE {
@@ -542,19 +544,12 @@ mod tests {
     /// The checks that make `faces` the convex hull's surface of `points`, each exact: every
     /// face has area, every point is inside or on every face's plane (so each face lies in a
     /// supporting plane), and every directed edge has exactly one twin (a closed surface),
-    /// with Euler's characteristic of a sphere. With `dropped`, a point may also be outside a
-    /// face by a tetrahedron of volume at most `1e-12` of the points' extent cubed
-    /// ([`QuickHull::assign`] drops points outside by no more than the rounding bound).
+    /// with Euler's characteristic of a sphere.
     fn check_hull<I: Copy + Ord + Into<u32> + std::fmt::Debug + std::fmt::Display>(
         points: &[Point],
         faces: &[[I; 3]],
-        dropped: bool,
     ) -> Result<(), TestCaseError> {
         let at = |i: I| points[i.into() as usize];
-        let extent = points
-            .iter()
-            .map(|p| (p - points[0]).amax())
-            .fold(0.0, f64::max);
         for &[a, b, c] in faces {
             prop_assert!(
                 has_area(&[at(a), at(b), at(c)]),
@@ -563,10 +558,7 @@ mod tests {
             for p in points {
                 // orient3d(a, b, c, p) ≥ 0: p on the inner side of the outward face or on it.
                 let v = orient3d(&at(a), &at(b), &at(c), p);
-                prop_assert!(
-                    v >= 0.0 || dropped && -v <= 1e-12 * extent.powi(3),
-                    "{p} outside face {a} {b} {c} ({v})"
-                );
+                prop_assert!(v >= 0.0, "{p} outside face {a} {b} {c} ({v})");
             }
         }
         let mut edges: Vec<[I; 2]> = faces
@@ -651,12 +643,18 @@ mod tests {
 
     /// Float points: random ones, some repeated, some on a few shared planes (a grid of a
     /// non-binary step, so that coplanarity is not exact unless the doubles make it so), some
-    /// exactly coplanar (an axis-aligned plane), moved and scaled.
-    fn points(max: usize) -> impl Strategy<Value = Vec<Point>> {
+    /// exactly coplanar (an axis-aligned plane), moved and scaled. Each point is of one of the
+    /// first `kinds` kinds (5: one in five random, 8: half).
+    fn points(max: usize, kinds: u8) -> impl Strategy<Value = Vec<Point>> {
         let coordinate = -1.0f64..1.0;
         (
             prop::collection::vec(
-                (prop::array::uniform3(coordinate), 0u8..8, 0u8..6, 0u8..6),
+                (
+                    prop::array::uniform3(coordinate),
+                    0u8..kinds,
+                    0u8..6,
+                    0u8..6,
+                ),
                 4..=max,
             ),
             prop::array::uniform3(-1e3f64..1e3),
@@ -691,9 +689,9 @@ mod tests {
         /// The hull is the convex hull (exact checks), or every point is on one plane to
         /// within the orientation filter's rounding.
         #[test]
-        fn small_hull_is_the_convex_hull(points in points(SMALL)) {
+        fn small_hull_is_the_convex_hull(points in points(SMALL, 8)) {
             match SmallHull::new(&points) {
-                Some(hull) => check_hull(&points, hull.faces(), false)?,
+                Some(hull) => check_hull(&points, hull.faces())?,
                 None => check_flat(&points)?,
             }
         }
@@ -716,12 +714,26 @@ mod tests {
         })]
 
         /// [`QuickHull`] on up to 300 points of the same kinds (repeats, coplanar grids, exactly
-        /// coplanar sets): the convex hull up to points within rounding of it, or flat.
+        /// coplanar sets): the convex hull (exact checks), or every point is on one plane to
+        /// within the orientation filter's rounding.
         #[test]
-        fn quickhull_is_the_convex_hull(points in points(300)) {
+        fn quickhull_is_the_convex_hull(points in points(300, 8)) {
             let mut hull = QuickHull::default();
             if hull.build(&points) {
-                check_hull(&points, hull.surface(), true)?;
+                check_hull(&points, hull.surface())?;
+            } else {
+                check_flat(&points)?;
+            }
+        }
+
+        /// The same with most points on the few planes: points within rounding of a face's
+        /// plane, which the orientation filter cannot place, are common here (with the filter
+        /// alone deciding the outside sets, one case in a few thousand failed).
+        #[test]
+        fn quickhull_on_near_coplanar_points(points in points(300, 5)) {
+            let mut hull = QuickHull::default();
+            if hull.build(&points) {
+                check_hull(&points, hull.surface())?;
             } else {
                 check_flat(&points)?;
             }
@@ -762,7 +774,33 @@ mod tests {
         ];
         matches_the_crate(&raw).unwrap();
         let points = raw.map(|[x, y, z]| Point::new(x, y, z));
-        check_hull(&points, SmallHull::new(&points).unwrap().faces(), false).unwrap();
+        check_hull(&points, SmallHull::new(&points).unwrap().faces()).unwrap();
+    }
+
+    /// The case CI found (14 points near (619, −279, −549), one repeated): a point of the set
+    /// left outside quickhull's surface.
+    #[test]
+    fn quickhull_keeps_every_point_inside() {
+        let raw = [
+            [619.6494075516338, -278.99122512299795, -549.2494733953359],
+            [619.6494075516338, -278.99122512299795, -549.2494733953359],
+            [618.7581744077092, -279.28230620938945, -549.7360726784034],
+            [618.5514798341469, -279.9754445505902, -550.2832778893126],
+            [618.8292738754507, -280.0189725538192, -548.9978958574683],
+            [618.8469716236557, -279.28230620938945, -548.7722415488884],
+            [619.5377118755885, -280.16784231855286, -548.5763928344081],
+            [618.9431236677095, -278.40884541153014, -549.0691653419018],
+            [618.7403096622205, -280.151463321149, -550.3498420802816],
+            [620.5276861864179, -280.066283160559, -549.5022114380396],
+            [619.5377118755885, -279.28230620938945, -549.5022114380396],
+            [618.8062750695173, -278.3893341458446, -549.0965620353795],
+            [618.7563849805168, -278.5798440109513, -549.2448859676543],
+            [619.2907232631152, -279.5585669898338, -549.7696905680926],
+        ];
+        let points = raw.map(|[x, y, z]| Point::new(x, y, z));
+        let mut hull = QuickHull::default();
+        assert!(hull.build(&points));
+        check_hull(&points, hull.surface()).unwrap();
     }
 
     /// Real float input full of degeneracy: the pipes scene's model (cylinders on a grid, flat
@@ -787,7 +825,7 @@ mod tests {
         let mut hull = QuickHull::default();
         for points in &groups {
             assert!(hull.build(points), "{} points: flat?", points.len());
-            check_hull(points, hull.surface(), true).unwrap();
+            check_hull(points, hull.surface()).unwrap();
         }
     }
 
@@ -810,14 +848,14 @@ mod tests {
         }
         let expected = Matrix3::identity() * (5.0 / 9.0 * 0.01);
         let hull = SmallHull::new(&points).expect("a cube is not flat");
-        check_hull(&points, hull.faces(), false).unwrap();
+        check_hull(&points, hull.faces()).unwrap();
         // The same cube through quickhull (shuffled, with repeats, so that points are met in
         // another order).
         let mut many: Vec<Point> = points.iter().chain(points.iter().rev()).copied().collect();
         many.rotate_left(7);
         let mut quick = QuickHull::default();
         assert!(quick.build(&many));
-        check_hull(&many, quick.surface(), true).unwrap();
+        check_hull(&many, quick.surface()).unwrap();
         let quick_cov = {
             let at = |i: u32| many[i as usize] - points[13];
             non_flat_covariance(
