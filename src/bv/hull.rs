@@ -352,28 +352,44 @@ impl QuickHull {
         [[a, b], [b, c], [c, a]].contains(&edge)
     }
 
-    /// Puts each orphan into the outside set of the first face from `first` on that it lies
-    /// strictly outside of (exact: the filter, else the exact predicate); drops it when there is
-    /// none, for then it is inside or on the hull. (A point above a removed face and strictly
-    /// outside the new hull is strictly outside one of the new faces: the segment from it to
-    /// the removed face's interior, inside the new hull, leaves the hull through a face above
-    /// that face's plane, which no kept face reaches.) The filter alone is not enough: a point
-    /// within rounding of a new face's plane can still be far outside the hull, beyond a kept
-    /// face across that face's edge (a CI case: 1% of the points' extent cubed outside).
+    /// Puts each orphan into the outside set of a face from `first` on that it lies strictly
+    /// outside of (exact); drops it when there is none, for then it is inside or on the hull.
+    /// (A point above a removed face and strictly outside the new hull is strictly outside one
+    /// of the new faces: the segment from it to the removed face's interior, inside the new
+    /// hull, leaves the hull through a face above that face's plane, which no kept face
+    /// reaches.) The face is the first the orientation filter proves the point outside of, else
+    /// the first the exact predicate does among those the filter left undecided: on the pipes
+    /// pair, 70% of the exact decisions a single pass would make are spared so. The filter
+    /// alone is not enough: a point within rounding of a new face's plane can still be far
+    /// outside the hull, beyond a kept face across that face's edge (a CI case: 1% of the
+    /// points' extent cubed outside).
     fn assign(&mut self, points: &[Point], first: usize) {
         for k in 0..self.orphans.len() {
             let p = self.orphans[k];
+            let q = &points[p as usize];
+            let mut found = None;
+            let mut undecided = false;
             for f in first..self.faces.len() {
-                let h = height(points, &self.planes[f], self.faces[f], p);
+                // NaN: the filter cannot decide (the points are finite).
+                let h = self.planes[f].side(q, || Real::NAN);
                 if h > 0.0 {
-                    self.height[p as usize] = h;
-                    if self.head[f] == NONE {
-                        self.pending.push(f as u32);
-                    }
-                    self.next[p as usize] = self.head[f];
-                    self.head[f] = p;
+                    found = Some((f, h));
                     break;
                 }
+                undecided |= h.is_nan();
+            }
+            if found.is_none() && undecided {
+                found = (first..self.faces.len())
+                    .map(|f| (f, height(points, &self.planes[f], self.faces[f], p)))
+                    .find(|&(_, h)| h > 0.0);
+            }
+            if let Some((f, h)) = found {
+                self.height[p as usize] = h;
+                if self.head[f] == NONE {
+                    self.pending.push(f as u32);
+                }
+                self.next[p as usize] = self.head[f];
+                self.head[f] = p;
             }
         }
     }
