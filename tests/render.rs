@@ -205,7 +205,23 @@ fn every_scene_renders_with_highlights_and_panel() {
         let stdout = render(id, step, &png);
         assert!(stdout.contains("screenshot"), "{stdout}");
         println!("{stdout}");
-        check(id, &png, &stdout);
+        // One more render when the first capture fails its checks: under lavapipe on a busy
+        // machine a capture has now and then shown a 3D view that lagged the app's state (a
+        // resting torus with its 4 contacts and no highlight, once in CI; never here in 8
+        // renders of the same step). The second capture must pass every check; the first
+        // failure is printed, so a retry shows in the log.
+        let first = std::panic::catch_unwind(|| check(id, &png, &stdout));
+        if let Err(e) = first {
+            let why = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            println!("{id}: the first capture failed ({why}); rendering it again");
+            let stdout = render(id, step, &png);
+            println!("{stdout}");
+            check(id, &png, &stdout);
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,11 +1,12 @@
 //! The contact highlights: the contacting triangles of each body filled in red, as a second
-//! mesh per body that follows the body's pose and is rebuilt when the set of contacting
-//! triangles (or the body's shape) changes. Presentation only.
+//! mesh per body that follows the body's pose and is replaced (a new mesh asset, not one edited
+//! in place: see [`super::scene_view::replace_mesh`]) when the set of contacting triangles (or
+//! the body's shape) changes. Presentation only.
 
 use super::metrics::{FrameWork, Stage};
 use super::query::LastQuery;
 use super::scene::{BodyId, CollisionScene, FrameSet};
-use super::scene_view::{body_transform, flat_mesh};
+use super::scene_view::{body_transform, flat_mesh, replace_mesh};
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
@@ -30,7 +31,6 @@ impl Default for HighlightSettings {
 #[derive(Component)]
 struct HighlightMesh {
     body: BodyId,
-    handle: Handle<Mesh>,
     shown: Vec<u32>,
     version: u64,
     /// How far the highlight triangles are lifted along their normals (against z-fighting).
@@ -87,7 +87,6 @@ fn spawn_highlights(
         commands.spawn((
             HighlightMesh {
                 body: id,
-                handle: handle.clone(),
                 shown: Vec::new(),
                 version: body.trees.vertex_version,
                 lift,
@@ -103,12 +102,12 @@ fn update_highlights(
     scene: Res<CollisionScene>,
     last: Res<LastQuery>,
     settings: Res<HighlightSettings>,
-    mut highlights: Query<(&mut HighlightMesh, &mut Transform)>,
+    mut highlights: Query<(&mut HighlightMesh, &mut Transform, &mut Mesh3d)>,
     mut meshes: ResMut<Assets<Mesh>>,
     mut work: ResMut<FrameWork>,
 ) {
     let t = Instant::now();
-    for (mut h, mut transform) in &mut highlights {
+    for (mut h, mut transform, mut mesh3d) in &mut highlights {
         let body = scene.body(h.body);
         let want = body_transform(&body.pose);
         if *transform != want {
@@ -129,9 +128,11 @@ fn update_highlights(
         if tris == h.shown && version == h.version {
             continue;
         }
-        if let Some(mut m) = meshes.get_mut(&h.handle) {
-            *m = flat_mesh(body.mesh(), tris.iter().copied(), h.lift, None);
-        }
+        replace_mesh(
+            &mut mesh3d,
+            &mut meshes,
+            flat_mesh(body.mesh(), tris.iter().copied(), h.lift, None),
+        );
         h.shown = tris;
         h.version = version;
     }

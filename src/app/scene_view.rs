@@ -51,6 +51,18 @@ pub fn body_transform(pose: &Isometry) -> Transform {
     }
 }
 
+/// Shows `mesh` on an entity in place of its current mesh: a new asset and a new [`Mesh3d`]
+/// handle (the old asset is dropped with its last handle), never the old asset edited in place.
+/// A changed `Mesh3d` is the ordinary path by which Bevy 0.19 re-extracts an entity (its place in
+/// the vertex slabs, its bounds); an asset rewritten in place depends on a second path (asset
+/// events marking the components that use it) that Bevy's own tracker reports as racy (issues
+/// 19409, 18967: meshes drawn with an old vertex range, or not updated). One CI capture showed
+/// the resting torus, its 4 contacts unchanged for hundreds of steps, without its highlight
+/// (the highlight mesh was then rewritten in place; it never failed so here).
+pub fn replace_mesh(mesh3d: &mut Mesh3d, meshes: &mut Assets<Mesh>, mesh: Mesh) {
+    *mesh3d = Mesh3d(meshes.add(mesh));
+}
+
 /// A flat-shaded render mesh of some triangles of a soup (three vertices per triangle), model
 /// frame, each lifted by `lift` along its normal. With `baked = Some(colour)` the vertices carry
 /// that colour shaded by a fixed light from [`LIGHT_FROM`] (for an unlit material: far cheaper
@@ -174,10 +186,10 @@ fn spawn_body_meshes(
 
 fn sync_body_meshes(
     scene: Res<CollisionScene>,
-    mut bodies: Query<(&mut BodyMesh, &mut Transform, &Mesh3d)>,
+    mut bodies: Query<(&mut BodyMesh, &mut Transform, &mut Mesh3d)>,
     mut meshes: ResMut<Assets<Mesh>>,
 ) {
-    for (mut b, mut t, mesh3d) in &mut bodies {
+    for (mut b, mut t, mut mesh3d) in &mut bodies {
         let body = scene.body(b.body);
         let want = body_transform(&body.pose);
         if *t != want {
@@ -188,9 +200,8 @@ fn sync_body_meshes(
         if version != b.version {
             b.version = version;
             let mesh = body.mesh();
-            if let Some(mut m) = meshes.get_mut(&mesh3d.0) {
-                *m = flat_mesh(mesh, 0..mesh.triangle_count() as u32, 0.0, None);
-            }
+            let render = flat_mesh(mesh, 0..mesh.triangle_count() as u32, 0.0, None);
+            replace_mesh(&mut mesh3d, &mut meshes, render);
         }
     }
 }
