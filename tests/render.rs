@@ -205,10 +205,10 @@ fn every_scene_renders_with_highlights_and_panel() {
         let stdout = render(id, step, &png);
         assert!(stdout.contains("screenshot"), "{stdout}");
         println!("{stdout}");
-        // One more render when the first capture fails its checks: under lavapipe on a busy
-        // machine a capture has now and then shown a 3D view that lagged the app's state (a
-        // resting torus with its 4 contacts and no highlight, once in CI; never here in 8
-        // renders of the same step). The second capture must pass every check; the first
+        // One more render when the first capture fails its checks: under lavapipe a capture
+        // has now and then shown a 3D view that did not match the app's state (once in CI the
+        // resting torus, its 4 contacts reported, with no highlight drawn; never here in 8
+        // renders of that step). The second capture must pass every check; the first
         // failure is printed, so a retry shows in the log.
         let first = std::panic::catch_unwind(|| check(id, &png, &stdout));
         if let Err(e) = first {
