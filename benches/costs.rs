@@ -29,8 +29,8 @@ fn tested_pairs(a: &Bvh<Obb>, b: &Bvh<Obb>, poses: &[(Matrix3, Vector)]) -> (Vec
             match (na.children(), nb.children()) {
                 (None, None) => leaves.push((
                     k,
-                    na.triangle().unwrap() as usize,
-                    nb.triangle().unwrap() as usize,
+                    a.leaf_triangle(i).unwrap() as usize,
+                    b.leaf_triangle(j).unwrap() as usize,
                 )),
                 (Some((l, r)), Some(_)) if na.bv.size() >= nb.bv.size() => {
                     stack.extend([(l, j), (r, j)])

@@ -4,23 +4,17 @@
 
 mod common;
 use common::*;
-use obbtree::bvh::Node;
 use obbtree::prelude::*;
 use obbtree::query::brute_force;
 use proptest::prelude::*;
 
 /// The vertices of the triangles under node `i`.
-fn subtree_points<B: BoundingVolume>(
-    nodes: &[Node<B>],
-    mesh: &TriMesh,
-    i: usize,
-    out: &mut Vec<Point>,
-) {
-    match nodes[i].children() {
-        None => out.extend(mesh.triangle(nodes[i].triangle().unwrap() as usize)),
+fn subtree_points<B: BoundingVolume>(tree: &Bvh<B>, mesh: &TriMesh, i: usize, out: &mut Vec<Point>) {
+    match tree.nodes()[i].children() {
+        None => out.extend(mesh.triangle(tree.leaf_triangle(i).unwrap() as usize)),
         Some((l, r)) => {
-            subtree_points(nodes, mesh, l, out);
-            subtree_points(nodes, mesh, r, out);
+            subtree_points(tree, mesh, l, out);
+            subtree_points(tree, mesh, r, out);
         }
     }
 }
@@ -63,7 +57,7 @@ proptest! {
         let origin = aabb.origin();
         for i in 0..aabb.nodes().len() {
             let mut pts = Vec::new();
-            subtree_points(aabb.nodes(), &mesh, i, &mut pts);
+            subtree_points(&aabb, &mesh, i, &mut pts);
             let fresh = Aabb::from_points(pts.iter().map(|p| p - origin));
             let got = aabb.nodes()[i].bv;
             // Equal up to the conservative padding of the stored boxes (1e-6 of the sum of the

@@ -69,7 +69,7 @@ fn cast_tree<B: TreeKind>(tree: &Bvh<B>, o: &Point, d: &Vector, max: f64) -> Opt
             continue;
         }
         let node = &tree.nodes()[i];
-        match (node.triangle(), node.children()) {
+        match (tree.leaf_triangle(i), node.children()) {
             (Some(t), _) => {
                 if let Some(s) = ray_triangle(o, d, &mesh.triangle(t as usize))
                     && s < best

@@ -244,8 +244,8 @@ impl KindVisitor for TriangleCost<'_> {
         let leaves: Vec<(usize, usize)> = pairs
             .iter()
             .filter_map(|&(i, j)| {
-                let ta = a.nodes().get(i as usize)?.triangle()?;
-                let tb = b.nodes().get(j as usize)?.triangle()?;
+                let ta = a.leaf_triangle(i as usize)?;
+                let tb = b.leaf_triangle(j as usize)?;
                 Some((ta as usize, tb as usize))
             })
             .collect();

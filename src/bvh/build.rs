@@ -121,12 +121,14 @@ impl Scratch {
 }
 
 /// Builds the node array of `mesh` with volumes in the volume frame whose origin (model frame)
-/// is `origin`; returns the nodes and the depth.
+/// is `origin`; returns the nodes, the depth and the mesh triangle of each leaf slot: the leaves
+/// are numbered in the order they appear in the node array (so the leaves of any subtree have
+/// consecutive slots) and each leaf's link names its slot.
 pub(super) fn build<B: BoundingVolume>(
     mesh: &TriMesh,
     origin: Vector,
     options: &BuildOptions,
-) -> (Vec<Node<B>>, usize) {
+) -> (Vec<Node<B>>, usize, Vec<u32>) {
     let n = mesh.triangle_count();
     let mut tris: Vec<u32> = (0..n as u32).collect();
     let mut nodes: Vec<Node<B>> = Vec::with_capacity(2 * n - 1);
@@ -162,7 +164,12 @@ pub(super) fn build<B: BoundingVolume>(
     // slot and the 2k − 2 slots of `below` (a leaf has none; an internal node writes its
     // children's pair and hands each child its own range).
     unsafe { nodes.set_len(2 * n - 1) };
-    (nodes, depth)
+    let mut leaf_ids = Vec::with_capacity(n);
+    for node in nodes.iter_mut().filter(|node| node.is_leaf()) {
+        leaf_ids.push(node.link & !LEAF);
+        node.link = LEAF | (leaf_ids.len() - 1) as u32;
+    }
+    (nodes, depth, leaf_ids)
 }
 
 /// Builds the subtree of `tris`: writes its root into `me` and its descendants into `below`

@@ -6,6 +6,11 @@
 //! and one fetch brings both), named by the index of the first; subtrees are laid out depth
 //! first and every child comes after its parent, so [`Bvh::refit`] is one reverse
 //! pass and drawing a level ([`Bvh::nodes_at_depth`]) is a short walk.
+//!
+//! Each leaf names a slot of the hierarchy's own copy of the triangles' corners, laid out in
+//! the order of the leaves in the node array (as RAPID keeps its triangles): a triangle test
+//! reads its two triangles with one load each, from memory near its neighbours', instead of
+//! fetching three vertex indices and then three vertices scattered over the mesh.
 
 mod build;
 
@@ -19,7 +24,8 @@ use std::sync::Arc;
 const LEAF: u32 = 1 << 31;
 
 /// One node: a bounding volume and either the index of its first child (internal node; the two
-/// children are stored side by side) or its triangle (leaf). Aligned as
+/// children are stored side by side) or its leaf slot (leaf: [`Bvh::leaf_triangle`] gives its
+/// triangle). Aligned as
 /// [`BoundingVolume::NodeAlign`] says: an OBB tree's nodes are 64 bytes on 64-byte boundaries.
 #[derive(Clone, Copy, Debug)]
 #[repr(C)]
@@ -37,11 +43,6 @@ impl<B: BoundingVolume> Node<B> {
         self.link & LEAF != 0
     }
 
-    /// The triangle of a leaf (an index into the mesh), `None` for an internal node.
-    #[inline(always)]
-    pub fn triangle(&self) -> Option<u32> {
-        self.is_leaf().then_some(self.link & !LEAF)
-    }
 
     /// The indices of an internal node's two children (adjacent: `(c, c + 1)`); `None` for a
     /// leaf.
@@ -50,9 +51,10 @@ impl<B: BoundingVolume> Node<B> {
         (!self.is_leaf()).then_some((self.link as usize, self.link as usize + 1))
     }
 
-    /// The triangle of a node known to be a leaf.
+    /// The slot of a node known to be a leaf: its index into the hierarchy's leaf arrays
+    /// ([`Bvh::leaf_triangle`]).
     #[inline(always)]
-    pub(crate) fn leaf_triangle(&self) -> usize {
+    pub(crate) fn leaf_slot(&self) -> usize {
         debug_assert!(self.is_leaf());
         (self.link & !LEAF) as usize
     }
@@ -91,6 +93,14 @@ pub enum BvhError {
         /// The node.
         node: usize,
     },
+    /// A leaf's copy of its triangle's corners differs from the mesh's triangle.
+    #[error("node {node}: its copy of triangle {triangle} differs from the mesh")]
+    StaleLeaf {
+        /// The leaf.
+        node: usize,
+        /// Its triangle.
+        triangle: usize,
+    },
     /// A node does not contain a vertex of one of its triangles.
     #[error("node {node} does not contain vertex {vertex} of triangle {triangle}")]
     NotBounding {
@@ -120,6 +130,11 @@ pub struct Bvh<B: BoundingVolume> {
     reach: Real,
     radius: Real,
     center_reach: Real,
+    /// Per leaf slot ([`Node::leaf_slot`]; slots in the order of the leaves in `nodes`): the
+    /// corners of its triangle, model frame, a copy of the mesh's.
+    leaf_corners: Vec<[Point; 3]>,
+    /// Per leaf slot: its triangle's index in the mesh.
+    leaf_ids: Vec<u32>,
 }
 
 /// An OBBTree (Gottschalk et al. 1996).
@@ -148,7 +163,11 @@ impl<B: BoundingVolume> Bvh<B> {
         let mesh = mesh.into();
         let (lo, hi) = mesh.bounds();
         let origin = nalgebra::center(&lo, &hi).coords;
-        let (nodes, depth) = build::build::<B>(&mesh, origin, options);
+        let (nodes, depth, leaf_ids) = build::build::<B>(&mesh, origin, options);
+        let leaf_corners = leaf_ids
+            .iter()
+            .map(|&t| mesh.triangle(t as usize))
+            .collect();
         let mut tree = Bvh {
             mesh,
             nodes,
@@ -157,6 +176,8 @@ impl<B: BoundingVolume> Bvh<B> {
             reach: 0.0,
             radius: 0.0,
             center_reach: 0.0,
+            leaf_corners,
+            leaf_ids,
         };
         tree.measure();
         tree
@@ -230,6 +251,26 @@ impl<B: BoundingVolume> Bvh<B> {
         &self.nodes
     }
 
+    /// The mesh triangle of node `i` when it is a leaf; `None` for an internal node or an index
+    /// out of range.
+    #[inline]
+    pub fn leaf_triangle(&self, i: usize) -> Option<u32> {
+        let node = self.nodes.get(i)?;
+        node.is_leaf().then(|| self.leaf_ids[node.leaf_slot()])
+    }
+
+    /// The corners of each leaf slot's triangle (model frame).
+    #[inline(always)]
+    pub(crate) fn slot_corners(&self) -> &[[Point; 3]] {
+        &self.leaf_corners
+    }
+
+    /// The mesh triangle of each leaf slot.
+    #[inline(always)]
+    pub(crate) fn slot_triangles(&self) -> &[u32] {
+        &self.leaf_ids
+    }
+
     /// The kind of volume.
     pub fn kind(&self) -> BvKind {
         B::KIND
@@ -240,9 +281,12 @@ impl<B: BoundingVolume> Bvh<B> {
         self.depth
     }
 
-    /// Bytes held by the node array: what the hierarchy adds to the mesh.
+    /// Bytes held by the node array and the leaves' copies of their triangles (corners and mesh
+    /// index, 76 bytes a triangle): what the hierarchy adds to the mesh.
     pub fn memory_bytes(&self) -> usize {
         self.nodes.len() * std::mem::size_of::<Node<B>>()
+            + self.leaf_corners.len() * std::mem::size_of::<[Point; 3]>()
+            + self.leaf_ids.len() * std::mem::size_of::<u32>()
     }
 
     /// [`Bvh::memory_bytes`] per triangle.
@@ -274,13 +318,16 @@ impl<B: BoundingVolume> Bvh<B> {
     /// rebuild.
     pub fn refit(&mut self) {
         let mesh = &self.mesh;
+        for (corners, &t) in self.leaf_corners.iter_mut().zip(&self.leaf_ids) {
+            *corners = mesh.triangle(t as usize);
+        }
         let o = self.origin;
         for i in (0..self.nodes.len()).rev() {
             let node = self.nodes[i];
             let bv = match node.children() {
                 None => B::refit_leaf(
                     &node.bv,
-                    &mesh.triangle(node.leaf_triangle()).map(|p| p - o),
+                    &self.leaf_corners[node.leaf_slot()].map(|p| p - o),
                 ),
                 Some((l, r)) => B::refit_parent(&node.bv, &self.nodes[l].bv, &self.nodes[r].bv),
             };
@@ -300,7 +347,8 @@ impl<B: BoundingVolume> Bvh<B> {
     }
 
     /// Checks the invariants: `2n − 1` nodes, children after parents and in range, every
-    /// triangle in exactly one leaf, every volume well formed, and every node containing every
+    /// triangle in exactly one leaf, each leaf's copy of its triangle equal to the mesh's, every
+    /// volume well formed, and every node containing every
     /// vertex of every triangle below it (evaluated on the stored single-precision numbers, in
     /// the volume frame).
     ///
@@ -322,11 +370,18 @@ impl<B: BoundingVolume> Bvh<B> {
             let node = &self.nodes[i];
             match node.children() {
                 None => {
-                    let t = node.leaf_triangle();
+                    let slot = node.leaf_slot();
+                    let t = self.leaf_ids.get(slot).map_or(usize::MAX, |&t| t as usize);
                     if t >= n {
                         return Err(BvhError::BadLeaves {
                             triangle: t,
                             count: 0,
+                        });
+                    }
+                    if self.leaf_corners.get(slot) != Some(&self.mesh.triangle(t)) {
+                        return Err(BvhError::StaleLeaf {
+                            node: i,
+                            triangle: t,
                         });
                     }
                     seen[t] += 1;

@@ -341,10 +341,9 @@ fn unit_costs<B: BoundingVolume>(t: &Bvh<B>, sample: &[Placement], sat: SatMode)
         collide_incremental(t, t, &p.rot, &p.pos, &options, &mut list, &mut r);
         // Tested pairs: the overlapping ones, plus the cut's disjoint ones; the cut's leaf
         // pairs are overlapping pairs whose triangles were tested.
-        let nodes = t.nodes();
         boxes.extend(overlapped.iter().map(|&(a, b)| (k, a, b)));
         for &(a, b) in list.pairs() {
-            match (nodes[a as usize].triangle(), nodes[b as usize].triangle()) {
+            match (t.leaf_triangle(a as usize), t.leaf_triangle(b as usize)) {
                 (Some(ta), Some(tb)) => tris.push((k, ta, tb)),
                 _ => boxes.push((k, a, b)),
             }

@@ -7,8 +7,7 @@ use crate::bv::sat::lanes::Wide;
 #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
 use crate::bv::sat::lanes::WideKind;
 use crate::bvh::{Bvh, Node};
-use crate::math::{Isometry, Matrix3, Real, Vector, relative_pose, transform_point};
-use crate::mesh::TriMesh;
+use crate::math::{Isometry, Matrix3, Point, Real, Vector, relative_pose, transform_point};
 
 /// Finds the intersecting triangle pairs of two models placed in a common (world) frame.
 ///
@@ -190,8 +189,12 @@ const FAR: Real = 1e35;
 pub(super) struct Traversal<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> {
     na: &'a [Node<B>],
     nb: &'a [Node<B>],
-    ma: &'a TriMesh,
-    mb: &'a TriMesh,
+    /// The corners of each leaf slot's triangle, model frames ([`Bvh::leaf_triangle`]).
+    corners_a: &'a [[Point; 3]],
+    corners_b: &'a [[Point; 3]],
+    /// The mesh triangle of each leaf slot.
+    triangles_a: &'a [u32],
+    triangles_b: &'a [u32],
     query: B::Query,
     rot_ab: Matrix3,
     pos_ab: Vector,
@@ -236,8 +239,10 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
         Traversal {
             na: a.nodes(),
             nb: b.nodes(),
-            ma: a.mesh(),
-            mb: b.mesh(),
+            corners_a: a.slot_corners(),
+            corners_b: b.slot_corners(),
+            triangles_a: a.slot_triangles(),
+            triangles_b: b.slot_triangles(),
             query: B::prepare(rot_ab, &pos_v, margin, b.center_reach(), &options.overlap),
             rot_ab: *rot_ab,
             pos_ab: *pos_ab,
@@ -307,7 +312,7 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
                 match item {
                     Frontier::Pair(x, y) => match self.expand(x, y) {
                         Below::Nothing => {}
-                        Below::Leaves(ta, tb) => next.push(Frontier::Leaves(ta, tb)),
+                        Below::Leaves(sa, sb) => next.push(Frontier::Leaves(sa, sb)),
                         Below::Pairs(p) => {
                             grew = true;
                             next.extend(p.map(|(x, y)| Frontier::Pair(x, y)));
@@ -330,8 +335,8 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
             Frontier::Pair(x, y) => {
                 self.pair(x, y, None);
             }
-            Frontier::Leaves(ta, tb) => {
-                self.leaves(ta, tb);
+            Frontier::Leaves(sa, sb) => {
+                self.leaves(sa, sb);
             }
         }
     }
@@ -347,7 +352,7 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
         }
         let (node_a, node_b) = (&self.na[a], &self.nb[b]);
         match (node_a.children(), node_b.children()) {
-            (None, None) => Below::Leaves(node_a.leaf_triangle(), node_b.leaf_triangle()),
+            (None, None) => Below::Leaves(node_a.leaf_slot(), node_b.leaf_slot()),
             (Some((al, ar)), Some(_)) if node_a.bv.size() >= node_b.bv.size() => {
                 Below::Pairs([(al, b), (ar, b)])
             }
@@ -410,7 +415,7 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
                 if CUT {
                     self.out.push((a as u32, b as u32));
                 }
-                self.leaves(node_a.leaf_triangle(), node_b.leaf_triangle())
+                self.leaves(node_a.leaf_slot(), node_b.leaf_slot())
             }
             (Some((al, ar)), Some(_)) if node_a.bv.size() >= node_b.bv.size() => {
                 self.split_a::<AVX>(al, ar, b, pb)
@@ -504,18 +509,18 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
         false
     }
 
+    /// The triangle test of leaf slots `sa` (of A) and `sb` (of B); a contact is reported by
+    /// the triangles' indices in the meshes.
     #[inline(always)]
-    fn leaves(&mut self, ta: usize, tb: usize) -> bool {
+    fn leaves(&mut self, sa: usize, sb: usize) -> bool {
         self.report.tri_tests += 1;
-        let p = self.ma.triangle(ta);
-        let q = self
-            .mb
-            .triangle(tb)
-            .map(|x| transform_point(&self.rot_ab, &self.pos_ab, &x));
+        let p = self.corners_a[sa];
+        let q = self.corners_b[sb].map(|x| transform_point(&self.rot_ab, &self.pos_ab, &x));
         if triangles_intersect(&p, &q) {
-            self.report.contacts.push((ta as u32, tb as u32));
+            let (ta, tb) = (self.triangles_a[sa], self.triangles_b[sb]);
+            self.report.contacts.push((ta, tb));
             if let Some(stop) = self.stop.as_mut() {
-                return self.first || stop(ta as u32, tb as u32);
+                return self.first || stop(ta, tb);
             }
             return self.first;
         }
@@ -559,7 +564,7 @@ fn descend_avx2<B: BoundingVolume, const TRACE: bool, const CUT: bool>(
 enum Below {
     /// The volumes are disjoint.
     Nothing,
-    /// Two leaves: their triangles (A, B) are to be tested.
+    /// Two leaves: their triangles (leaf slots of A, B) are to be tested.
     Leaves(usize, usize),
     /// The two child pairs, in the traversal's order.
     Pairs([(usize, usize); 2]),
@@ -570,7 +575,7 @@ enum Below {
 enum Frontier {
     /// A node pair not yet tested.
     Pair(usize, usize),
-    /// Two leaves whose volumes overlap: their triangles are to be tested.
+    /// Two leaves whose volumes overlap (leaf slots of A, B): their triangles are to be tested.
     Leaves(usize, usize),
 }
 
