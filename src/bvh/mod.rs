@@ -428,3 +428,49 @@ impl<B: BoundingVolume> Bvh<B> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A leaf's copy of its triangle that no longer matches the mesh is reported by
+    /// [`Bvh::validate`], and [`Bvh::refit`] brings it back in step with the mesh.
+    #[test]
+    fn validate_catches_a_stale_leaf_copy() {
+        let mesh = TriMesh::new(
+            vec![
+                Point::new(0.1, 0.2, 0.3),
+                Point::new(1.7, -0.4, 0.25),
+                Point::new(0.3, 1.9, -0.6),
+                Point::new(-0.2, 0.35, 1.45),
+            ],
+            vec![[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]],
+            "tetrahedron",
+        )
+        .unwrap();
+        let mut tree = Bvh::<Obb>::build(mesh, &BuildOptions::default());
+        tree.validate().unwrap();
+        // Every slot holds its own triangle's corners.
+        for (i, node) in tree.nodes().iter().enumerate() {
+            if node.is_leaf() {
+                let t = tree.leaf_triangle(i).unwrap() as usize;
+                assert_eq!(tree.leaf_corners[node.leaf_slot()], tree.mesh().triangle(t));
+            }
+        }
+        let leaf = (0..tree.nodes().len())
+            .find(|&i| tree.nodes()[i].is_leaf())
+            .unwrap();
+        let slot = tree.nodes()[leaf].leaf_slot();
+        let triangle = tree.leaf_ids[slot] as usize;
+        tree.leaf_corners[slot][1].x += 0.5;
+        assert_eq!(
+            tree.validate(),
+            Err(BvhError::StaleLeaf {
+                node: leaf,
+                triangle
+            })
+        );
+        tree.refit();
+        tree.validate().unwrap();
+    }
+}
