@@ -101,7 +101,7 @@ pub const KINDS: [BvKind; 3] = [BvKind::Obb, BvKind::Aabb, BvKind::Sphere];
 pub struct TreeStats {
     /// Build time, milliseconds.
     pub build_ms: f64,
-    /// Bytes of the node array ([`Bvh::memory_bytes`]).
+    /// Bytes of the node array and the leaves' triangle copies ([`Bvh::memory_bytes`]).
     pub memory: usize,
     /// Depth of the deepest leaf.
     pub depth: usize,
