@@ -64,9 +64,9 @@ impl Obb {
         PlacedObb {
             axes,
             bt,
-            half: [h[0], h[1], h[2], 0.0],
             sum_half: h[0] + h[1] + h[2],
             center,
+            half: F32x4::load3(&b.floats()[9..]).to_array(),
         }
     }
 
@@ -353,10 +353,10 @@ pub struct PlacedObb {
     axes: [[f32; 4]; 3],
     /// `bt[k][j]` = coordinate `k` of axis `j` (lane 3 zero).
     bt: [[f32; 4]; 3],
-    /// Half extents (lane 3 zero).
-    half: [f32; 4],
     sum_half: f32,
     center: [f32; 3],
+    /// Half extents (lane 3 zero).
+    half: [f32; 4],
 }
 
 /// Per-query constants of OBB tests.

@@ -38,6 +38,14 @@ impl F32x4 {
         // SAFETY: SSE is in the x86-64 baseline; the read is of four floats inside `s`.
         F32x4(unsafe { _mm_loadu_ps(s.as_ptr()) })
     }
+    /// The first three floats of `s` (which must hold at least four) and a zero lane 3.
+    #[inline(always)]
+    pub fn load3(s: &[f32]) -> Self {
+        // SAFETY: SSE and SSE2 are in the x86-64 baseline.
+        let mask = unsafe { _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1)) };
+        // SAFETY: as above.
+        F32x4(unsafe { _mm_and_ps(Self::load(s).0, mask) })
+    }
     /// `x` in every lane.
     #[inline(always)]
     pub fn splat(x: f32) -> Self {
@@ -153,6 +161,12 @@ impl F32x4 {
     #[inline(always)]
     pub fn load(s: &[f32]) -> Self {
         F32x4([s[0], s[1], s[2], s[3]])
+    }
+    /// The first three floats of `s` (which must hold at least four) and a zero lane 3.
+    #[inline(always)]
+    pub fn load3(s: &[f32]) -> Self {
+        assert!(s.len() >= 4);
+        F32x4([s[0], s[1], s[2], 0.0])
     }
     /// `x` in every lane.
     #[inline(always)]
