@@ -9,7 +9,12 @@ use obbtree::query::brute_force;
 use proptest::prelude::*;
 
 /// The vertices of the triangles under node `i`.
-fn subtree_points<B: BoundingVolume>(tree: &Bvh<B>, mesh: &TriMesh, i: usize, out: &mut Vec<Point>) {
+fn subtree_points<B: BoundingVolume>(
+    tree: &Bvh<B>,
+    mesh: &TriMesh,
+    i: usize,
+    out: &mut Vec<Point>,
+) {
     match tree.nodes()[i].children() {
         None => out.extend(mesh.triangle(tree.leaf_triangle(i).unwrap() as usize)),
         Some((l, r)) => {

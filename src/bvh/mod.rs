@@ -43,7 +43,6 @@ impl<B: BoundingVolume> Node<B> {
         self.link & LEAF != 0
     }
 
-
     /// The indices of an internal node's two children (adjacent: `(c, c + 1)`); `None` for a
     /// leaf.
     #[inline(always)]
