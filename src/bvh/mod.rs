@@ -163,10 +163,6 @@ impl<B: BoundingVolume> Bvh<B> {
         let (lo, hi) = mesh.bounds();
         let origin = nalgebra::center(&lo, &hi).coords;
         let (nodes, depth, leaf_ids) = build::build::<B>(&mesh, origin, options);
-        let leaf_corners = leaf_ids
-            .iter()
-            .map(|&t| mesh.triangle(t as usize))
-            .collect();
         let mut tree = Bvh {
             mesh,
             nodes,
@@ -175,11 +171,20 @@ impl<B: BoundingVolume> Bvh<B> {
             reach: 0.0,
             radius: 0.0,
             center_reach: 0.0,
-            leaf_corners,
+            leaf_corners: Vec::new(),
             leaf_ids,
         };
+        tree.copy_leaf_corners();
         tree.measure();
         tree
+    }
+
+    /// Fills each leaf slot's copy of its triangle's corners from the mesh.
+    fn copy_leaf_corners(&mut self) {
+        let mesh = &self.mesh;
+        self.leaf_corners.clear();
+        self.leaf_corners
+            .extend(self.leaf_ids.iter().map(|&t| mesh.triangle(t as usize)));
     }
 
     /// Recomputes [`Bvh::reach`] and [`Bvh::radius`] from the vertices, and
@@ -316,10 +321,7 @@ impl<B: BoundingVolume> Bvh<B> {
     /// keep their axes and spheres their construction, so they bound but may be looser than a
     /// rebuild.
     pub fn refit(&mut self) {
-        let mesh = &self.mesh;
-        for (corners, &t) in self.leaf_corners.iter_mut().zip(&self.leaf_ids) {
-            *corners = mesh.triangle(t as usize);
-        }
+        self.copy_leaf_corners();
         let o = self.origin;
         for i in (0..self.nodes.len()).rev() {
             let node = self.nodes[i];
