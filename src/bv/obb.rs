@@ -69,7 +69,7 @@ impl Obb {
             // One 16-byte vector, so one store: the paired test reads both boxes' half extents
             // right after they are placed, and a load is forwarded from a store only when that
             // one store covers it. Made of three scalar stores, the read waited on the cache
-            // (5% of the recursion's samples on the torus path; now about 3%, where the compiler
+            // (5% of the traversal's samples on the torus path; now about 3%, where the compiler
             // widens the read of the first box's into the second box's first field).
             half: F32x4::load3(&b.floats()[9..]).to_array(),
         }

@@ -276,7 +276,7 @@ pub(crate) enum WideKind {
     #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
     Avx2,
     /// The same, for callers that are themselves compiled for AVX2 (the traversal's
-    /// recursion): the operations are inlined into the caller. Crate-private: elsewhere each
+    /// walk): the operations are inlined into the caller. Crate-private: elsewhere each
     /// operation would become a call.
     #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
     Avx2Inline,

@@ -145,7 +145,7 @@ pub fn separated_f32_pair(
 }
 
 /// [`separated_x8`] compiled for AVX2: inlined into callers compiled for AVX2 (the
-/// traversal's recursion), one call from any other caller (without it, each AVX operation
+/// traversal's walk), one call from any other caller (without it, each AVX operation
 /// would be a call).
 #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
 #[target_feature(enable = "avx2")]
