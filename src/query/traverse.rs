@@ -834,19 +834,25 @@ mod tests {
     use crate::mesh::TriMesh;
     use proptest::prelude::*;
 
-    /// The query from the root pair as [`run`], but the walk below it on storage of exactly
-    /// [`walk_bounds`] items, allocated: the path hierarchies too deep for the walk's storage on
-    /// the machine stack take. The walk's writes are bounds-checked, so storage too small for
-    /// a query panics.
-    fn on_exact_storage<B: BoundingVolume, const TRACE: bool, const CUT: bool>(
+    /// The query from the root pair: as [`run`] (the walk's storage on the machine stack, for
+    /// these shallow trees), or with `exact`, the walk below the root pair on storage of
+    /// exactly [`walk_bounds`] items, allocated: the path hierarchies too deep for the machine
+    /// stack's storage take. The walk's writes are bounds-checked, so storage too small for a
+    /// query panics.
+    fn query<B: BoundingVolume, const TRACE: bool, const CUT: bool>(
         a: &Bvh<B>,
         b: &Bvh<B>,
         rot_ab: &Matrix3,
         pos_ab: &Vector,
         options: &QueryOptions,
+        exact: bool,
     ) -> (CollisionReport, Vec<(u32, u32)>) {
         let mut report = CollisionReport::default();
         let mut out = Vec::new();
+        if !exact {
+            run::<B, TRACE, CUT>(a, b, rot_ab, pos_ab, options, &mut report, &mut out);
+            return (report, out);
+        }
         let mut t =
             Traversal::<B, TRACE, CUT>::new(a, b, rot_ab, pos_ab, options, &mut report, &mut out);
         if t.far() {
@@ -872,35 +878,21 @@ mod tests {
         (report, out)
     }
 
-    /// [`run`] as it is (the walk's storage on the machine stack for these shallow trees).
-    fn as_run<B: BoundingVolume, const TRACE: bool, const CUT: bool>(
-        a: &Bvh<B>,
-        b: &Bvh<B>,
-        rot_ab: &Matrix3,
-        pos_ab: &Vector,
-        options: &QueryOptions,
-    ) -> (CollisionReport, Vec<(u32, u32)>) {
-        let mut report = CollisionReport::default();
-        let mut out = Vec::new();
-        run::<B, TRACE, CUT>(a, b, rot_ab, pos_ab, options, &mut report, &mut out);
-        (report, out)
-    }
-
     /// Every mode (all contacts, first contact; traced, separation cut) on exact storage gives
     /// the same report and the same recorded pairs, in the same order, as the query itself.
     fn check<B: BoundingVolume>(a: &Bvh<B>, b: &Bvh<B>, rot: &Matrix3, pos: &Vector) {
         for options in [QueryOptions::default(), QueryOptions::first_contact()] {
             assert_eq!(
-                on_exact_storage::<B, false, false>(a, b, rot, pos, &options),
-                as_run::<B, false, false>(a, b, rot, pos, &options)
+                query::<B, false, false>(a, b, rot, pos, &options, true),
+                query::<B, false, false>(a, b, rot, pos, &options, false)
             );
             assert_eq!(
-                on_exact_storage::<B, true, false>(a, b, rot, pos, &options),
-                as_run::<B, true, false>(a, b, rot, pos, &options)
+                query::<B, true, false>(a, b, rot, pos, &options, true),
+                query::<B, true, false>(a, b, rot, pos, &options, false)
             );
             assert_eq!(
-                on_exact_storage::<B, false, true>(a, b, rot, pos, &options),
-                as_run::<B, false, true>(a, b, rot, pos, &options)
+                query::<B, false, true>(a, b, rot, pos, &options, true),
+                query::<B, false, true>(a, b, rot, pos, &options, false)
             );
         }
     }
