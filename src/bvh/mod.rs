@@ -50,13 +50,6 @@ impl<B: BoundingVolume> Node<B> {
         (!self.is_leaf()).then_some((self.link as usize, self.link as usize + 1))
     }
 
-    /// The first child of a node known not to be a leaf (the second is next to it).
-    #[inline(always)]
-    pub(crate) fn first_child(&self) -> usize {
-        debug_assert!(!self.is_leaf());
-        self.link as usize
-    }
-
     /// The slot of a node known to be a leaf: its index into the hierarchy's leaf arrays
     /// ([`Bvh::leaf_triangle`]).
     #[inline(always)]

@@ -403,7 +403,7 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
     }
 
     /// [`Traversal::walk`] on the instructions `wide` allows; `stack` and `arena` hold at least
-    /// [`walk_bounds`] items.
+    /// [`walk_bounds`] items (the walk's writes are checked: less panics).
     fn walk_on(
         &mut self,
         a: usize,
@@ -412,8 +412,6 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
         stack: &mut [MaybeUninit<Pending>],
         arena: &mut [MaybeUninit<B::Placed>],
     ) -> bool {
-        let (stack_len, arena_len) = walk_bounds(self.depth_a, self.depth_b);
-        assert!(stack.len() >= stack_len && arena.len() >= arena_len);
         #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
         if self.wide.0 == WideKind::Avx2 {
             // SAFETY: `wide` says AVX2 only where the CPU has it (`Wide::detect`).
@@ -462,7 +460,8 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
             }
             let node_a = &self.na[pair.a as usize];
             let node_b = &self.nb[pair.b as usize];
-            let split_a = match (node_a.children(), node_b.children()) {
+            // The node to split and its children.
+            let (split_a, (left, right)) = match (node_a.children(), node_b.children()) {
                 (None, None) => {
                     if CUT {
                         self.out.push((pair.a, pair.b));
@@ -479,15 +478,14 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
                         None => return false,
                     }
                 }
-                (Some(_), Some(_)) => node_a.bv.size() >= node_b.bv.size(),
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
+                (Some(ca), Some(_)) if node_a.bv.size() >= node_b.bv.size() => (true, ca),
+                (Some(ca), None) => (true, ca),
+                (_, Some(cb)) => (false, cb),
             };
             let (mut first, mut second);
             let mut hit;
             if split_a {
-                let al = node_a.first_child();
-                let ar = al + 1;
+                let (al, ar) = (left, right);
                 prefetch_children(self.na, al);
                 prefetch_children(self.na, ar);
                 self.report.bv_tests += 2;
@@ -512,8 +510,7 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
                     hit.swap(0, 1);
                 }
             } else {
-                let bl = node_b.first_child();
-                let br = bl + 1;
+                let (bl, br) = (left, right);
                 prefetch_children(self.nb, bl);
                 prefetch_children(self.nb, br);
                 let h = pair.height as usize;
@@ -937,6 +934,7 @@ mod tests {
             check(&ab, &ab, &Matrix3::identity(), &Vector::zeros());
             let (sa, sb) = (Bvh::<Sphere>::build(a, &build), Bvh::<Sphere>::build(b, &build));
             check(&sa, &sb, &rot, &pos);
+            check(&sa, &sa, &Matrix3::identity(), &Vector::zeros());
         }
     }
 }
