@@ -246,7 +246,9 @@ fn separated_x8<W: X8>(p: [SatPair<'_>; 2], eps: f32, lite: bool) -> [bool; 2] {
         let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
         let (c1, c2) = (rcj.rot1(), rcj.rot2());
         let lhs = t2r.mul(c1).sub(t1r.mul(c2)).abs();
-        let (a1, a2) = (c1.abs().add(epsv), c2.abs().add(epsv));
+        // `|c| + ε` of the rotated column is the rotated `|R| + ε` (lane by lane, the same
+        // bits): two shuffles instead of two absolute values and two additions.
+        let (a1, a2) = (ra[j].rot1(), ra[j].rot2());
         let rhs = ha1r
             .mul(a2)
             .add(ha2r.mul(a1))
