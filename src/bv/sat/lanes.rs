@@ -135,12 +135,6 @@ impl F32x4 {
 
 #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
 impl Mask4 {
-    /// No lane set.
-    #[inline(always)]
-    pub fn none() -> Self {
-        // SAFETY: SSE is in the x86-64 baseline.
-        Mask4(unsafe { _mm_setzero_ps() })
-    }
     /// Lane-wise or.
     #[inline(always)]
     pub fn or(self, b: Self) -> Self {
@@ -235,11 +229,6 @@ impl F32x4 {
 
 #[cfg(not(all(target_arch = "x86_64", not(feature = "portable-sat"))))]
 impl Mask4 {
-    /// No lane set.
-    #[inline(always)]
-    pub fn none() -> Self {
-        Mask4([0.0; 4])
-    }
     /// Lane-wise or.
     #[inline(always)]
     pub fn or(self, b: Self) -> Self {
@@ -325,7 +314,6 @@ pub(crate) trait X8: Copy {
     fn rot2(self) -> Self;
     fn broadcast<const K: usize>(self) -> Self;
     fn transpose3(a: Self, b: Self, c: Self) -> [Self; 3];
-    fn none() -> Self::M;
     fn or(a: Self::M, b: Self::M) -> Self::M;
     /// Per half: whether any of its lanes 0, 1, 2 is set.
     fn any3(m: Self::M) -> [bool; 2];
@@ -388,10 +376,6 @@ impl X8 for Halves {
             Halves([lo[1], hi[1]]),
             Halves([lo[2], hi[2]]),
         ]
-    }
-    #[inline(always)]
-    fn none() -> [Mask4; 2] {
-        [Mask4::none(); 2]
     }
     #[inline(always)]
     fn or(a: [Mask4; 2], b: [Mask4; 2]) -> [Mask4; 2] {
@@ -458,10 +442,6 @@ impl X8 for One {
     fn transpose3(a: Self, b: Self, c: Self) -> [Self; 3] {
         let [x, y, z] = F32x4::transpose3(a.0, b.0, c.0);
         [One(x), One(y), One(z)]
-    }
-    #[inline(always)]
-    fn none() -> Mask4 {
-        Mask4::none()
     }
     #[inline(always)]
     fn or(a: Mask4, b: Mask4) -> Mask4 {
@@ -567,10 +547,6 @@ impl X8 for Avx8 {
         }
     }
     #[inline(always)]
-    fn none() -> __m256 {
-        unsafe { _mm256_setzero_ps() }
-    }
-    #[inline(always)]
     fn or(a: __m256, b: __m256) -> __m256 {
         unsafe { _mm256_or_ps(a, b) }
     }
@@ -612,7 +588,9 @@ mod tests {
                 .gt(F32x4::splat(1.0))
                 .any3()
         );
-        assert!(Mask4::none().or(a.gt(b)).any3());
+        let empty = b.gt(F32x4::splat(5.0));
+        assert!(empty.or(a.gt(b)).any3() && a.gt(b).or(empty).any3());
+        assert!(!empty.or(empty).any3());
         let [r0, r1, r2] = F32x4::transpose3(
             F32x4::load(&[1.0, 2.0, 3.0, 9.0]),
             F32x4::load(&[4.0, 5.0, 6.0, 9.0]),

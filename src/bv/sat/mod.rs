@@ -216,7 +216,7 @@ fn separated_x8<W: X8>(p: [SatPair<'_>; 2], eps: f32, lite: bool) -> [bool; 2] {
     let rhs = ha
         .add(sl)
         .add(hb[0].mul(ra[0]).add(hb[1].mul(ra[1])).add(hb[2].mul(ra[2])));
-    let mut sep = W::any3(t.abs().gt(rhs));
+    let face_a = t.abs().gt(rhs);
     // B's face axes.
     let bt = [
         W::load2(&p0.b_rows[0], &p1.b_rows[0]),
@@ -233,15 +233,17 @@ fn separated_x8<W: X8>(p: [SatPair<'_>; 2], eps: f32, lite: bool) -> [bool; 2] {
     let rhs = hbv
         .add(sl)
         .add(ha0.mul(rows[0]).add(ha1.mul(rows[1])).add(ha2.mul(rows[2])));
-    let face_b = W::any3(sb.abs().gt(rhs));
-    sep = [sep[0] | face_b[0], sep[1] | face_b[1]];
+    // The axes' verdicts stay lane masks until a decision needs them: one mask to bits per
+    // decision.
+    let faces = W::or(face_a, sb.abs().gt(rhs));
+    let sep = W::any3(faces);
     if (sep[0] && sep[1]) || lite {
         return sep;
     }
     // Edge–edge axes.
     let (t1r, t2r) = (t.rot1(), t.rot2());
     let (ha1r, ha2r) = (ha.rot1(), ha.rot2());
-    let mut any = W::none();
+    let mut any = faces;
     for (j, rcj) in rc.iter().enumerate() {
         let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
         let (c1, c2) = (rcj.rot1(), rcj.rot2());
@@ -255,8 +257,7 @@ fn separated_x8<W: X8>(p: [SatPair<'_>; 2], eps: f32, lite: bool) -> [bool; 2] {
             .add(hb[j1].mul(ra[j2]).add(hb[j2].mul(ra[j1])).add(sl));
         any = W::or(any, lhs.gt(rhs));
     }
-    let edge = W::any3(any);
-    [sep[0] | edge[0], sep[1] | edge[1]]
+    W::any3(any)
 }
 
 /// B's axes (`cols[k][j]` = coordinate `k` of axis `j`) rotated by the matrix with columns `m`
