@@ -60,11 +60,10 @@ impl Obb {
             .add(p)
             .to_array();
         let center = [v[0], v[1], v[2]];
-        let h = b.half;
         PlacedObb {
             axes,
             bt,
-            sum_half: h[0] + h[1] + h[2],
+            _pad: 0.0,
             center,
             // One 16-byte vector, so one store: the paired test reads both boxes' half extents
             // right after they are placed, and a load is forwarded from a store only when that
@@ -75,16 +74,16 @@ impl Obb {
         }
     }
 
-    /// The absolute slack of one test of `a` against the placed `b` ([`SLACK`]; `d` from A's
-    /// centre to B's).
+    /// The slack of every test of this query ([`SLACK`] and the margin), computed by the test
+    /// in its lanes. Its sums are a tree rather than a chain: the slack feeds every inequality
+    /// of the test, so its latency after the centres are known is on the path to the test's
+    /// branches (torus path about 3% less time; the same box tests on every benchmark case).
     #[inline(always)]
-    fn slack(q: &ObbQuery, a: &Obb, b: &PlacedObb, d: &[f32; 3]) -> f32 {
-        // Summed as a tree rather than a chain: the slack feeds every inequality of the test,
-        // so its latency after the centres are known is on the path to the test's branches
-        // (torus path about 3% less time; the same box tests on every benchmark case).
-        let sizes = (a.half[0] + a.half[1]) + (a.half[2] + b.sum_half);
-        let gap = (d[0].abs() + d[1].abs()) + d[2].abs();
-        SLACK * (gap + sizes) + q.margin
+    fn slack(q: &ObbQuery) -> sat::Slack {
+        sat::Slack {
+            relative: SLACK,
+            absolute: q.margin,
+        }
     }
 
     /// Fits an OBB to points and triangles given directly (the builder uses
@@ -358,7 +357,8 @@ pub struct PlacedObb {
     axes: [[f32; 4]; 3],
     /// `bt[k][j]` = coordinate `k` of axis `j` (lane 3 zero).
     bt: [[f32; 4]; 3],
-    sum_half: f32,
+    /// Keeps `half` on a 16-byte boundary.
+    _pad: f32,
     center: [f32; 3],
     /// Half extents (lane 3 zero), written as one vector ([`Obb::placed`]).
     half: [f32; 4],
@@ -491,7 +491,6 @@ impl BoundingVolume for Obb {
             b.center[1] - a.center[1],
             b.center[2] - a.center[2],
         ];
-        let slack = Self::slack(q, a, b, &d);
         !sat::separated_f32(
             a.floats(),
             &b.axes,
@@ -499,7 +498,7 @@ impl BoundingVolume for Obb {
             &b.half,
             d,
             q.epsilon,
-            slack,
+            Self::slack(q),
             q.lite,
         )
     }
@@ -524,10 +523,10 @@ impl BoundingVolume for Obb {
                 b_rows: &b.bt,
                 b_half: &b.half,
                 d,
-                slack: Self::slack(q, a, b, &d),
             }
         };
-        let sep = sat::separated_f32_pair(wide, [side(0), side(1)], q.epsilon, q.lite);
+        let sep =
+            sat::separated_f32_pair(wide, [side(0), side(1)], q.epsilon, Self::slack(q), q.lite);
         [!sep[0], !sep[1]]
     }
 
