@@ -53,17 +53,17 @@ impl Obb {
         let [c0, c1, c2] = q.rot_cols.map(|c| F32x4::load(&c));
         let [x, y, z] = b.center;
         let p = F32x4::load(&q.pos);
-        let v = c0
+        // Moved up a lane and written as one vector, as the test reads it (see `half`).
+        let center = c0
             .mul(F32x4::splat(x))
             .add(c1.mul(F32x4::splat(y)))
             .add(c2.mul(F32x4::splat(z)))
             .add(p)
+            .shift_up()
             .to_array();
-        let center = [v[0], v[1], v[2]];
         PlacedObb {
             axes,
             bt,
-            _pad: 0.0,
             center,
             // One 16-byte vector, so one store: the paired test reads both boxes' half extents
             // right after they are placed, and a load is forwarded from a store only when that
@@ -357,9 +357,9 @@ pub struct PlacedObb {
     axes: [[f32; 4]; 3],
     /// `bt[k][j]` = coordinate `k` of axis `j` (lane 3 zero).
     bt: [[f32; 4]; 3],
-    /// Keeps `half` on a 16-byte boundary.
-    _pad: f32,
-    center: [f32; 3],
+    /// The centre in lanes 1, 2, 3 (lane 0 zero), where the test subtracts A's centre from it
+    /// ([`sat::SatPair::b_center`]).
+    center: [f32; 4],
     /// Half extents (lane 3 zero), written as one vector ([`Obb::placed`]).
     half: [f32; 4],
 }
@@ -486,17 +486,12 @@ impl BoundingVolume for Obb {
 
     #[inline(always)]
     fn overlaps(q: &ObbQuery, a: &Obb, b: &PlacedObb) -> bool {
-        let d = [
-            b.center[0] - a.center[0],
-            b.center[1] - a.center[1],
-            b.center[2] - a.center[2],
-        ];
         !sat::separated_f32(
             a.floats(),
             &b.axes,
             &b.bt,
             &b.half,
-            d,
+            &b.center,
             q.epsilon,
             Self::slack(q),
             q.lite,
@@ -512,17 +507,12 @@ impl BoundingVolume for Obb {
     ) -> [bool; 2] {
         let side = |k: usize| {
             let (a, b) = (a[k], b[k]);
-            let d = [
-                b.center[0] - a.center[0],
-                b.center[1] - a.center[1],
-                b.center[2] - a.center[2],
-            ];
             sat::SatPair {
                 a: a.floats(),
                 b_axes: &b.axes,
                 b_rows: &b.bt,
                 b_half: &b.half,
-                d,
+                b_center: &b.center,
             }
         };
         let sep =
@@ -533,7 +523,7 @@ impl BoundingVolume for Obb {
     #[inline(always)]
     fn center_distance2(a: &Obb, b: &PlacedObb) -> Real {
         (0..3)
-            .map(|k| (Real::from(b.center[k]) - Real::from(a.center[k])).powi(2))
+            .map(|k| (Real::from(b.center[k + 1]) - Real::from(a.center[k])).powi(2))
             .sum()
     }
 

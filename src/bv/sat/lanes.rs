@@ -94,7 +94,13 @@ impl F32x4 {
         // SAFETY: SSE is in the x86-64 baseline.
         F32x4(unsafe { _mm_shuffle_ps::<0b11_01_00_10>(self.0, self.0) })
     }
-    /// Lane `K` (0, 1 or 2) in every lane.
+    /// `(v3, v0, v1, v2)`.
+    #[inline(always)]
+    pub fn shift_up(self) -> Self {
+        // SAFETY: SSE is in the x86-64 baseline.
+        F32x4(unsafe { _mm_shuffle_ps::<0b10_01_00_11>(self.0, self.0) })
+    }
+    /// Lane `K` (0 to 3) in every lane.
     #[inline(always)]
     pub fn broadcast<const K: usize>(self) -> Self {
         // SAFETY: SSE is in the x86-64 baseline.
@@ -102,7 +108,8 @@ impl F32x4 {
             match K {
                 0 => _mm_shuffle_ps::<0x00>(self.0, self.0),
                 1 => _mm_shuffle_ps::<0x55>(self.0, self.0),
-                _ => _mm_shuffle_ps::<0xAA>(self.0, self.0),
+                2 => _mm_shuffle_ps::<0xAA>(self.0, self.0),
+                _ => _mm_shuffle_ps::<0xFF>(self.0, self.0),
             }
         })
     }
@@ -210,7 +217,13 @@ impl F32x4 {
         let v = self.0;
         F32x4([v[2], v[0], v[1], v[3]])
     }
-    /// Lane `K` (0, 1 or 2) in every lane.
+    /// `(v3, v0, v1, v2)`.
+    #[inline(always)]
+    pub fn shift_up(self) -> Self {
+        let v = self.0;
+        F32x4([v[3], v[0], v[1], v[2]])
+    }
+    /// Lane `K` (0 to 3) in every lane.
     #[inline(always)]
     pub fn broadcast<const K: usize>(self) -> Self {
         F32x4([self.0[K]; 4])
@@ -519,7 +532,8 @@ impl X8 for Avx8 {
             Avx8(match K {
                 0 => _mm256_shuffle_ps::<0x00>(self.0, self.0),
                 1 => _mm256_shuffle_ps::<0x55>(self.0, self.0),
-                _ => _mm256_shuffle_ps::<0xAA>(self.0, self.0),
+                2 => _mm256_shuffle_ps::<0xAA>(self.0, self.0),
+                _ => _mm256_shuffle_ps::<0xFF>(self.0, self.0),
             })
         }
     }
@@ -581,6 +595,8 @@ mod tests {
         assert_eq!(a.rot1().to_array(), [-2.0, 3.0, 1.0, -4.0]);
         assert_eq!(a.rot2().to_array(), [3.0, 1.0, -2.0, -4.0]);
         assert_eq!(a.broadcast::<2>().to_array(), [3.0; 4]);
+        assert_eq!(a.broadcast::<3>().to_array(), [-4.0; 4]);
+        assert_eq!(a.shift_up().to_array(), [-4.0, 1.0, -2.0, 3.0]);
         assert!(a.gt(b).any3() && !b.gt(F32x4::splat(5.0)).any3());
         // Lane 3 alone does not count.
         assert!(

@@ -76,8 +76,8 @@ pub fn separated(
 /// `a` is a stored box as 15 consecutive floats: the 3×3 matrix of its axes column by column
 /// (`a[3k + i]` = coordinate `k` of axis `i`), its 3 half extents, its centre (A's volume frame).
 /// `b_axes[j]` is B's axis `j` in A's frame and `b_rows[k]` the transpose (`b_rows[k][j]` =
-/// coordinate `k` of axis `j`), lane 3 zero; `b_half` B's half extents (lane 3 zero). `d` is B's
-/// centre minus A's (A's frame), `eps` the margin added to every `|R_ij|`, `slack` what is added
+/// coordinate `k` of axis `j`), lane 3 zero; `b_half` B's half extents (lane 3 zero);
+/// `b_center` B's centre in lanes 1, 2, 3 (A's frame; lane 0 is not read), `eps` the margin added to every `|R_ij|`, `slack` what is added
 /// to every right-hand side ([`Slack`]). Returns `true` if an axis separates; with `lite` only
 /// the face axes are tried.
 #[inline(always)]
@@ -87,7 +87,7 @@ pub fn separated_f32(
     b_axes: &[[f32; 4]; 3],
     b_rows: &[[f32; 4]; 3],
     b_half: &[f32; 4],
-    d: [f32; 3],
+    b_center: &[f32; 4],
     eps: f32,
     slack: Slack,
     lite: bool,
@@ -98,7 +98,7 @@ pub fn separated_f32(
         b_axes,
         b_rows,
         b_half,
-        d,
+        b_center,
     };
     separated_x8::<lanes::One>([p, p], eps, slack, lite)[0]
 }
@@ -116,8 +116,8 @@ pub struct Slack {
 }
 
 /// One side of a paired test: a stored box of A (15 floats, as for [`separated_f32`]) and a
-/// placed box of B (its axes, their transpose and its half extents, lane 3 zero) and the vector
-/// `d` from A's centre to B's.
+/// placed box of B (its axes, their transpose and its half extents, lane 3 zero, and its centre
+/// in lanes 1, 2, 3).
 #[derive(Clone, Copy)]
 pub struct SatPair<'a> {
     /// The stored box of A.
@@ -128,8 +128,8 @@ pub struct SatPair<'a> {
     pub b_rows: &'a [[f32; 4]; 3],
     /// B's half extents.
     pub b_half: &'a [f32; 4],
-    /// B's centre minus A's (A's frame).
-    pub d: [f32; 3],
+    /// B's centre in lanes 1, 2, 3 (A's frame; lane 0 is not read).
+    pub b_center: &'a [f32; 4],
 }
 
 /// Two separating axis tests at once: `[separated_f32(p[0]…), separated_f32(p[1]…)]`, the
@@ -180,11 +180,10 @@ fn separated_x8<W: X8>(p: [SatPair<'_>; 2], eps: f32, slack: Slack, lite: bool) 
     let coly = W::load2(&p0.a[3..], &p1.a[3..]);
     let colz = W::load2(&p0.a[6..], &p1.a[6..]);
     let ha = W::load2(&p0.a[9..], &p1.a[9..]);
-    let (dx, dy, dz) = (
-        W::splat2(p0.d[0], p1.d[0]),
-        W::splat2(p0.d[1], p1.d[1]),
-        W::splat2(p0.d[2], p1.d[2]),
-    );
+    // B's centre minus A's, lanes 1, 2, 3 (A's centre is the stored box's last three floats),
+    // each coordinate then broadcast: no scalar subtractions to be moved into the lanes.
+    let d = W::load2(p0.b_center, p1.b_center).sub(W::load2(&p0.a[11..], &p1.a[11..]));
+    let (dx, dy, dz) = (d.broadcast::<1>(), d.broadcast::<2>(), d.broadcast::<3>());
     let epsv = W::splat(eps);
     // No closures, `array::from_fn` or `map` here: they are not always inlined, and an AVX
     // operation left in a function not compiled for AVX becomes a call per operation.
