@@ -95,6 +95,28 @@ impl Plane {
             || ok(self.normal.z, self.perm.z)
     }
 
+    /// [`Plane::side`] of three points at once: the filter's arithmetic for all three first,
+    /// then one branch on all three passing (the usual case), else `exact(k)` (which must
+    /// compute point `k`'s determinant exactly) for each point that does not pass. The same
+    /// values as three calls of [`Plane::side`].
+    #[inline(always)]
+    pub fn sides(&self, points: [&Point; 3], exact: impl Fn(usize) -> Real) -> [Real; 3] {
+        let mut det = [0.0; 3];
+        let mut sure = [false; 3];
+        for k in 0..3 {
+            let ad = points[k] - self.d;
+            det[k] = ad.x * self.normal.x + ad.y * self.normal.y + ad.z * self.normal.z;
+            let perm =
+                ad.x.abs() * self.perm.x + ad.y.abs() * self.perm.y + ad.z.abs() * self.perm.z;
+            sure[k] = (det[k].abs() > O3D_BOUND * perm) & (perm > MIN_PERMANENT);
+        }
+        if sure[0] & sure[1] & sure[2] {
+            det
+        } else {
+            unsure(det, sure, exact)
+        }
+    }
+
     /// `orient3d(a, b, c, d)`: the filter, else `exact()` (which must compute the same
     /// determinant exactly).
     #[inline(always)]
@@ -108,6 +130,13 @@ impl Plane {
             exact()
         }
     }
+}
+
+/// [`Plane::sides`] when the filter is unsure of some point: those get `exact(k)`.
+#[cold]
+#[inline(never)]
+fn unsure(det: [Real; 3], sure: [bool; 3], exact: impl Fn(usize) -> Real) -> [Real; 3] {
+    std::array::from_fn(|k| if sure[k] { det[k] } else { exact(k) })
 }
 
 /// Magnitudes within which Shewchuk's expansion arithmetic can neither overflow nor underflow

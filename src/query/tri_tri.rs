@@ -46,21 +46,13 @@ pub fn triangles_intersect(p: &[Point; 3], q: &[Point; 3]) -> bool {
     // defined (T2 not degenerate) a strict side is a proof of separation, and when it is not
     // (the normal is exactly zero) every side is 0 and nothing is rejected.
     let plane2 = Plane::new(p2, q2, r2);
-    let d1 = [
-        plane2.side(p1, || orient3d(p1, p2, q2, r2)),
-        plane2.side(q1, || orient3d(q1, p2, q2, r2)),
-        plane2.side(r1, || orient3d(r1, p2, q2, r2)),
-    ];
+    let d1 = plane2.sides([p1, q1, r1], |k| orient3d(&p[k], p2, q2, r2));
     if strictly_same_side(d1) {
         return false;
     }
     // Position of T2's corners relative to the plane of T1.
     let plane1 = Plane::new(p1, q1, r1);
-    let d2 = [
-        plane1.side(p2, || orient3d(p2, p1, q1, r1)),
-        plane1.side(q2, || orient3d(q2, p1, q1, r1)),
-        plane1.side(r2, || orient3d(r2, p1, q1, r1)),
-    ];
+    let d2 = plane1.sides([p2, q2, r2], |k| orient3d(&q[k], p1, q1, r1));
     if strictly_same_side(d2) {
         return false;
     }
