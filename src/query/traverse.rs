@@ -1,6 +1,6 @@
 //! The one traversal shared by OBB, AABB and sphere trees.
 
-use super::{CollisionReport, ContactMode, QueryOptions, tri_tri::triangles_intersect};
+use super::{CollisionReport, ContactMode, QueryOptions, tri_tri::triangles_intersect_on};
 use crate::bv::BoundingVolume;
 use crate::bv::OverlapOptions;
 use crate::bv::sat::lanes::Wide;
@@ -8,6 +8,7 @@ use crate::bv::sat::lanes::Wide;
 use crate::bv::sat::lanes::WideKind;
 use crate::bvh::{Bvh, Node};
 use crate::math::{Isometry, Matrix3, Point, Real, Vector, relative_pose, transform_point};
+use crate::predicates::Plane;
 use std::mem::MaybeUninit;
 
 /// Finds the intersecting triangle pairs of two models placed in a common (world) frame.
@@ -214,6 +215,9 @@ pub(super) struct Traversal<'a, B: BoundingVolume, const TRACE: bool, const CUT:
     /// Called with every contact found; `true` ends the query ([`collide_until`]).
     stop: Option<&'a mut dyn FnMut(u32, u32) -> bool>,
     report: &'a mut CollisionReport,
+    /// The leaf slot of B last tested, its corners placed in A's frame and their plane: the
+    /// walk often tests one triangle of B against several of A in a row.
+    last_b: (usize, [Point; 3], Plane),
     /// TRACE: the overlapping pairs. CUT: the separation list being built.
     out: &'a mut Vec<(u32, u32)>,
 }
@@ -257,6 +261,11 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
             depth_b: b.depth(),
             stop: None,
             report,
+            last_b: (
+                usize::MAX,
+                [Point::origin(); 3],
+                Plane::new(&Point::origin(), &Point::origin(), &Point::origin()),
+            ),
             out,
         }
     }
@@ -629,8 +638,12 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
     fn leaves(&mut self, sa: usize, sb: usize) -> bool {
         self.report.tri_tests += 1;
         let p = self.corners_a[sa];
-        let q = self.corners_b[sb].map(|x| transform_point(&self.rot_ab, &self.pos_ab, &x));
-        if triangles_intersect(&p, &q) {
+        if sb != self.last_b.0 {
+            let q = self.corners_b[sb].map(|x| transform_point(&self.rot_ab, &self.pos_ab, &x));
+            self.last_b = (sb, q, Plane::new(&q[0], &q[1], &q[2]));
+        }
+        let (_, q, plane) = &self.last_b;
+        if triangles_intersect_on(&p, q, plane) {
             let (ta, tb) = (self.triangles_a[sa], self.triangles_b[sb]);
             self.report.contacts.push((ta, tb));
             if let Some(stop) = self.stop.as_mut() {

@@ -40,12 +40,18 @@ use crate::predicates::{Plane, orient2d, orient3d};
 /// ```
 #[inline]
 pub fn triangles_intersect(p: &[Point; 3], q: &[Point; 3]) -> bool {
+    triangles_intersect_on(p, q, &Plane::new(&q[0], &q[1], &q[2]))
+}
+
+/// [`triangles_intersect`] given the plane of `q` (`Plane::new(&q[0], &q[1], &q[2])`), for a
+/// traversal that tests one triangle against several in a row.
+#[inline(always)]
+pub(crate) fn triangles_intersect_on(p: &[Point; 3], q: &[Point; 3], plane2: &Plane) -> bool {
     let [p1, q1, r1] = p;
     let [p2, q2, r2] = q;
     // Position of T1's corners relative to the plane of T2. Exact signs, so when the plane is
     // defined (T2 not degenerate) a strict side is a proof of separation, and when it is not
     // (the normal is exactly zero) every side is 0 and nothing is rejected.
-    let plane2 = Plane::new(p2, q2, r2);
     let d1 = plane2.sides([p1, q1, r1], |k| orient3d(&p[k], p2, q2, r2));
     if strictly_same_side(d1) {
         return false;
