@@ -691,9 +691,9 @@ fn walk_avx2<B: BoundingVolume, const TRACE: bool, const CUT: bool>(
 
 /// The walk compiled for AVX2 with AVX-512F and VL: the same 8-lane (256-bit) operations, with
 /// the 32 vector registers AVX-512VL gives 256-bit code instead of AVX2's 16, so that fewer of
-/// the paired test's values go to the stack and back (1–4% less time per query on the
-/// benchmark cases; the same bits: no operation changes, and no fused multiply-add). Not
-/// 512-bit operations: see [`walk_avx2`]'s callers and the README.
+/// the paired test's values go to the stack and back (0–6% less time per query on the
+/// benchmark cases, the teapot the same; the same bits: no operation changes, and no fused
+/// multiply-add). Not 512-bit operations: see [`walk_avx2`]'s callers and the README.
 #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
 #[target_feature(enable = "avx2,avx512f,avx512vl")]
 fn walk_avx512<B: BoundingVolume, const TRACE: bool, const CUT: bool>(
