@@ -660,6 +660,7 @@ fn hierarchies_section(ui: &mut egui::Ui, p: &mut Panel) {
             .selected_text(split_name(split))
             .show_ui(ui, |ui| {
                 for r in [
+                    SplitRule::Binned,
                     SplitRule::MeanBestAxis,
                     SplitRule::Mean,
                     SplitRule::Median,
@@ -711,6 +712,7 @@ fn hierarchies_section(ui: &mut egui::Ui, p: &mut Panel) {
 
 fn split_name(r: SplitRule) -> &'static str {
     match r {
+        SplitRule::Binned => "binned cost",
         SplitRule::MeanBestAxis => "mean, best axis",
         SplitRule::Mean => "mean (RAPID)",
         SplitRule::Median => "median",

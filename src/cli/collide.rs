@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(long)]
     pub sat_lite: bool,
     /// Split rule of the hierarchy builder.
-    #[arg(long, value_enum, default_value = "mean-best-axis")]
+    #[arg(long, value_enum, default_value = "binned")]
     pub split: SplitRule,
     /// Where each query starts: from the root pair (`top-down`, the default: every pose on its
     /// own) or from the previous pose's separation list (`predicted`, `deferred`: Li & Chen §4,
@@ -45,9 +45,10 @@ pub struct Args {
     /// alone, on its thread.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub threads: u64,
-    /// How OBBs are oriented: least-volume (the §4 hull fit, the triangles' fit and the model
-    /// axes, each turned to the least volume it reaches), smallest (the least surface of those
-    /// three, unturned), hull (§4 alone) or triangles (RAPID's).
+    /// How OBBs are oriented: least-volume (the §4 hull fit turned to the least volume it
+    /// reaches, and for groups of more than 128 points also the model axes turned, the lesser
+    /// kept), smallest (the least surface of the §4 fit, the triangles' fit and the model axes,
+    /// unturned), hull (§4 alone) or triangles (RAPID's).
     #[arg(long, value_enum, default_value = "least-volume")]
     pub fit: ObbFit,
 }

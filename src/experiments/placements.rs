@@ -6,7 +6,7 @@ use super::plot::{BarPlot, Plot};
 use super::report::{CsvFile, Figure, Report, Section, Table, thousands};
 use super::{Claim, ExperimentError, Progress, Settings, load_centered, shoemake};
 use crate::bv::{Aabb, BoundingVolume, BvKind, Obb, OverlapOptions, SatMode};
-use crate::bvh::{BuildOptions, Bvh};
+use crate::bvh::Bvh;
 use crate::math::{Matrix3, Point, UnitQuaternion, Vector, median, timed, transform_point};
 use crate::mesh::TriMesh;
 use crate::query::{
@@ -429,7 +429,7 @@ pub(super) fn measure(
 /// Both trees and their build times, seconds (median of 3 builds each, alternating):
 /// (OBB tree, AABB tree, OBB s, AABB s).
 fn builds(mesh: &TriMesh) -> (Bvh<Obb>, Bvh<Aabb>, f64, f64) {
-    let build = BuildOptions::default();
+    let build = super::build_options();
     let (obb, s) = timed(|| Bvh::<Obb>::build(mesh.clone(), &build));
     let mut obb_s = vec![s];
     let (aabb, s) = timed(|| Bvh::<Aabb>::build(mesh.clone(), &build));
@@ -760,8 +760,8 @@ fn setup(r: &PlacementsResult) -> String {
          placements: both models at Shoemake-uniform random rotations, their origins (the centres of \
          their bounding boxes) uniform in a cube sized by bisection on a pilot sample so that about \
          60% of placements collide (sides: {}). One first-contact query per placement (\"tested for \
-         intersection\"); both tree types are built by the same top-down process (the default \
-         split, at the centroids' mean along the best axis; the AABB tree with identity axes). C_b and C_p are measured by re-testing the box and triangle \
+         intersection\"); both tree types are built by the same top-down process (split \
+         at the centroids' mean along the best axis; the AABB tree with identity axes). C_b and C_p are measured by re-testing the box and triangle \
          pairs the queries of 200 sampled placements tested; T_b = N_b·C_b and T_p = N_p·C_p as in \
          his tables, while T_total is the measured time of all queries (it includes the traversal \
          itself). Paper: Sun UltraSPARC-I, 167 MHz; ours: this machine.",

@@ -5,7 +5,7 @@ use super::plot::{LinePlot, Plot, Series};
 use super::report::{CsvFile, Figure, Report, Section, Table, thousands};
 use super::{Claim, Experiment, ExperimentError, Progress, Settings, shoemake};
 use crate::bv::{Aabb, BoundingVolume, BvKind, Obb};
-use crate::bvh::{BuildOptions, Bvh};
+use crate::bvh::Bvh;
 use crate::math::{Matrix3, Point, UnitQuaternion, Vector};
 use crate::mesh::TriMesh;
 use crate::query::{CollisionReport, QueryOptions, collide_relative};
@@ -236,7 +236,7 @@ fn parallel(
     rng: &mut Xoshiro256PlusPlus,
     tick: &mut dyn FnMut(usize),
 ) -> Result<Vec<ProximityPoint>, ExperimentError> {
-    let build = BuildOptions::default();
+    let build = super::build_options();
     let rot = *shoemake(rng).to_rotation_matrix().matrix();
     let a_obb = Bvh::<Obb>::build(unit.clone(), &build);
     let a_aabb = Bvh::<Aabb>::build(unit.clone(), &build);
@@ -263,7 +263,7 @@ fn point_to_point(
     rng: &mut Xoshiro256PlusPlus,
     tick: &mut dyn FnMut(usize),
 ) -> Result<Vec<ProximityPoint>, ExperimentError> {
-    let build = BuildOptions::default();
+    let build = super::build_options();
     let d = shoemake(rng) * Vector::x();
     let v0 = unit.vertices()[0].coords;
     let to_pd = UnitQuaternion::rotation_between(&v0, &d).unwrap_or_else(UnitQuaternion::identity);
@@ -520,7 +520,7 @@ fn setup(r: &ProximityResult) -> String {
         format!(
             "Two concentric geodesic spheres of {} triangles each, radii 1 and 1 + ε, the outer one \
              turned by a random rotation; one all-contacts query per ε. The AABB trees are built by \
-             the same process as the OBB trees (the default split: at the centroids' mean, along \
+             the same process as the OBB trees (split at the centroids' mean along \
              the best axis) with identity axes. Once ε is below the tessellation's sagitta the \
              polyhedra intersect (column `contacts`).",
             r.triangles

@@ -7,7 +7,7 @@ use super::plot::{LinePlot, Plot, Series};
 use super::report::{CsvFile, Figure, Report, Section, Table, thousands};
 use super::{Claim, Experiment, ExperimentError, Progress, Settings, load_centered, shoemake};
 use crate::bv::{Aabb, BoundingVolume, BvKind, Obb, Sphere};
-use crate::bvh::{BuildOptions, Bvh};
+use crate::bvh::Bvh;
 use crate::math::{Isometry, Matrix3, UnitQuaternion, Vector, relative_pose, timed};
 use crate::query::{
     CollisionReport, QueryOptions, SeparationList, SeparationPolicy, collide_incremental,
@@ -295,7 +295,7 @@ struct Trees {
 
 impl Trees {
     fn build(mesh: &crate::mesh::TriMesh) -> Self {
-        let build = BuildOptions::default();
+        let build = super::build_options();
         Trees {
             obb: Bvh::build(mesh.clone(), &build),
             aabb: Bvh::build(mesh.clone(), &build),
