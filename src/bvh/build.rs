@@ -30,16 +30,16 @@ pub enum SplitRule {
     /// pipes 9%, bunny and teapot 5%, torus 4%) for up to 4% more build time. The contacts are
     /// the same.
     MeanBestAxis,
-    /// Binned cost: along whichever of the same six directions as [`SplitRule::MeanBestAxis`],
-    /// at whichever of the 15 planes between [`BINS`] (16) equal bins minimises the children's
-    /// mean width times their triangle count; triangles go by their centroid. The default.
+    /// Binned cost: along whichever of the same six directions as the mean on the best axis, at
+    /// whichever of the 15 planes between 16 equal bins minimises the children's mean width
+    /// times their triangle count; triangles go by their centroid. The default.
     ///
     /// The binned surface area heuristic of ray tracing (Wald 2007), with the children's mean
     /// width (the sum of their boxes' edges in the parent's frame, as above) in place of their
     /// surface: the chance that a box test against a child fails to separate is proportional to
-    /// its mean width (Crofton), and the count weighs the subtree that test opens. The bins
-    /// span the group's vertices along each direction (as many bins as triangles below
-    /// [`BINS`]). Against [`SplitRule::MeanBestAxis`] (the mean's cuts scored by width alone),
+    /// its mean width (Crofton), and the count weighs the subtree that test opens. The [`BINS`]
+    /// bins span the group's vertices along each direction (as many bins as triangles for
+    /// smaller groups). Against [`SplitRule::MeanBestAxis`] (the mean's cuts scored by width alone),
     /// OBB box tests in all-contacts mode (first contact): teapot random poses −13.5% (−5.2%),
     /// bunny random −8.0% (−3.6%), teapot path −14.4% (+6.7%), bunny path −7.8% (−3.4%), pipes
     /// path −31% (+27%), torpedo path −3.2% (−0.8%), torus path +3.8% (+37%: one resting
