@@ -37,9 +37,10 @@ pub enum SplitRule {
     /// The binned surface area heuristic of ray tracing (Wald 2007), with the children's mean
     /// width (the sum of their boxes' edges in the parent's frame, as above) in place of their
     /// surface: the chance that a box test against a child fails to separate is proportional to
-    /// its mean width (Crofton), and the count weighs the subtree that test opens. The [`BINS`]
-    /// bins span the group's vertices along each direction (as many bins as triangles for
-    /// smaller groups). Against [`SplitRule::MeanBestAxis`] (the mean's cuts scored by width alone),
+    /// its mean width (Crofton), and the count weighs the subtree that test opens. The
+    /// [`SPLIT_BINS`] bins span the group's vertices along each direction (as many bins as
+    /// triangles for smaller groups). Against [`SplitRule::MeanBestAxis`] (the mean's cuts
+    /// scored by width alone),
     /// OBB box tests in all-contacts mode (first contact): teapot random poses −13.5% (−5.2%),
     /// bunny random −8.0% (−3.6%), teapot path −14.4% (+6.7%), bunny path −7.8% (−3.4%), pipes
     /// path −31% (+27%), torpedo path −3.2% (−0.8%), torus path +3.8% (+37%: one resting
@@ -107,9 +108,9 @@ struct Scratch {
     projections: Vec<[Real; 6]>,
     /// [`partition_binned`]'s bins (per direction, per bin), and its right sides of one
     /// direction.
-    bins: Box<[[[Real; 8]; BINS]; 6]>,
-    counts: [[u32; BINS]; 6],
-    right: Box<[[Real; 8]; BINS]>,
+    bins: Box<[[[Real; 8]; SPLIT_BINS]; 6]>,
+    counts: [[u32; SPLIT_BINS]; 6],
+    right: Box<[[Real; 8]; SPLIT_BINS]>,
 }
 
 impl Scratch {
@@ -120,9 +121,9 @@ impl Scratch {
             vertices: Vec::new(),
             sides: Vec::new(),
             projections: Vec::new(),
-            bins: Box::new([[[0.0; 8]; BINS]; 6]),
-            counts: [[0; BINS]; 6],
-            right: Box::new([[0.0; 8]; BINS]),
+            bins: Box::new([[[0.0; 8]; SPLIT_BINS]; 6]),
+            counts: [[0; SPLIT_BINS]; 6],
+            right: Box::new([[0.0; 8]; SPLIT_BINS]),
         }
     }
 
@@ -490,15 +491,15 @@ fn partition_best_axis(
 }
 
 /// Bins per cut direction of [`SplitRule::Binned`].
-pub const BINS: usize = 16;
+pub const SPLIT_BINS: usize = 16;
 
 /// [`SplitRule::Binned`]: cuts `tris` along the best of six directions ([`cut_directions`]: the
 /// box's axes `axes`, unit, model frame, longest first, and the model frame's axes) at the best
-/// of `BINS − 1` planes, and returns the left count, or `None` when no plane has triangles on
+/// of `SPLIT_BINS − 1` planes, and returns the left count, or `None` when no plane has triangles on
 /// both sides.
 ///
 /// Each direction's range is that of the group's vertices (gathered in `scratch`), cut into
-/// [`BINS`] equal bins; a triangle goes to the bin of its centroid. One pass over the triangles
+/// [`SPLIT_BINS`] equal bins (as many as triangles for smaller groups); a triangle goes to the bin of its centroid. One pass over the triangles
 /// gathers each bin's count and extents along the box's three axes. A plane between bins `b − 1`
 /// and `b` scores `w_left·n_left + w_right·n_right`, where `n` is a side's triangle count and `w`
 /// its mean width up to a factor (the sum of its extents along the box's axes). The least score
@@ -526,9 +527,9 @@ fn partition_binned(
         }
         scratch.projections[v as usize] = d;
     }
-    // As many bins as triangles for small groups, up to `BINS`.
+    // As many bins as triangles for small groups, up to `SPLIT_BINS`.
     let n = tris.len();
-    let nb = n.min(BINS);
+    let nb = n.min(SPLIT_BINS);
     // A centroid's bin from the sum of its corners' projections (three times the centroid's).
     let base: [Real; 6] = std::array::from_fn(|i| 3.0 * lo[i]);
     let scale: [Real; 6] = std::array::from_fn(|i| {
@@ -536,9 +537,10 @@ fn partition_binned(
         if range > 0.0 { nb as Real / range } else { 0.0 }
     });
     // Saturating: a sum rounded below the range's end goes to the first bin. (The mask
-    // changes nothing, `nb ≤ BINS` a power of two: it spares the bounds checks.)
-    let bin =
-        |sum: Real, i: usize| (((sum - base[i]) * scale[i]) as usize).min(nb - 1) & (BINS - 1);
+    // changes nothing, `nb ≤ SPLIT_BINS` a power of two: it spares the bounds checks.)
+    let bin = |sum: Real, i: usize| {
+        (((sum - base[i]) * scale[i]) as usize).min(nb - 1) & (SPLIT_BINS - 1)
+    };
     // Plain comparisons (the coordinates are finite): one instruction, lane by lane.
     #[inline(always)]
     fn min(a: Real, b: Real) -> Real {
@@ -811,7 +813,7 @@ mod tests {
         let mut tris: Vec<u32> = (0..mesh.triangle_count() as u32).collect();
         let n = tris.len();
         let (dirs, m) = cut_directions(&axes);
-        let nb = n.min(BINS);
+        let nb = n.min(SPLIT_BINS);
         let project = |t: u32, d: &Vector| frame.triangle(t).map(|p| p.coords.dot(d));
         // Every candidate: (direction, plane, left triangles sorted, score).
         let mut candidates = Vec::new();
@@ -879,7 +881,7 @@ mod tests {
         #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::default() })]
 
         /// [`check_binned_cut`] on random float triangles in a random orthonormal frame, from
-        /// two triangles (as many bins as triangles) to well above [`BINS`].
+        /// two triangles (as many bins as triangles) to well above [`SPLIT_BINS`].
         #[test]
         fn binned_cut_scores_lowest(
             corners in prop::collection::vec(prop::array::uniform3(-10.0f64..10.0), 6..120),

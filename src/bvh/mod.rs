@@ -14,7 +14,7 @@
 
 mod build;
 
-pub use build::{BuildOptions, SplitRule};
+pub use build::{BuildOptions, SPLIT_BINS, SplitRule};
 
 use crate::bv::{BoundingVolume, BvKind, Obb};
 use crate::math::{Matrix3, Point, Real, Vector};
