@@ -495,15 +495,16 @@ pub const SPLIT_BINS: usize = 16;
 
 /// [`SplitRule::Binned`]: cuts `tris` along the best of six directions ([`cut_directions`]: the
 /// box's axes `axes`, unit, model frame, longest first, and the model frame's axes) at the best
-/// of `SPLIT_BINS − 1` planes, and returns the left count, or `None` when no plane has triangles on
-/// both sides.
+/// of `SPLIT_BINS − 1` planes, and returns the left count, or `None` when no plane has
+/// triangles on both sides.
 ///
 /// Each direction's range is that of the group's vertices (gathered in `scratch`), cut into
-/// [`SPLIT_BINS`] equal bins (as many as triangles for smaller groups); a triangle goes to the bin of its centroid. One pass over the triangles
-/// gathers each bin's count and extents along the box's three axes. A plane between bins `b − 1`
-/// and `b` scores `w_left·n_left + w_right·n_right`, where `n` is a side's triangle count and `w`
-/// its mean width up to a factor (the sum of its extents along the box's axes). The least score
-/// wins; ties keep the earlier direction, then the earlier plane.
+/// [`SPLIT_BINS`] equal bins (as many as triangles for smaller groups); a triangle goes to the
+/// bin of its centroid. One pass over the triangles gathers each bin's count and extents along
+/// the box's three axes. A plane between bins `b − 1` and `b` scores
+/// `w_left·n_left + w_right·n_right`, where `n` is a side's triangle count and `w` its mean
+/// width up to a factor (the sum of its extents along the box's axes). The least score wins;
+/// ties keep the earlier direction, then the earlier plane.
 fn partition_binned(
     frame: &Frame<'_>,
     tris: &mut [u32],
