@@ -670,18 +670,8 @@ mod tests {
     /// direction's cut (the box's axes, the frame's axes) scores lower (the scores computed
     /// directly): triangles with corners `corners` scaled by `stretch`, the box's axes those of
     /// the rotation by `angle` about `axis` (angle 0: the frame's own, cut along three only).
-    fn check_best_axis_cut(
-        corners: &[[f64; 3]],
-        stretch: [f64; 3],
-        axis: [f64; 3],
-        angle: f64,
-    ) -> Result<(), TestCaseError> {
-        let (mesh, axes) = soup(corners, stretch, axis, angle);
-        let frame = Frame {
-            mesh: &mesh,
-            origin: Vector::new(1.0, -2.0, 3.0),
-            moments: &[],
-        };
+    fn check_best_axis_cut(frame: &Frame<'_>, axes: &[Vector; 3]) -> Result<(), TestCaseError> {
+        let (mesh, axes) = (frame.mesh, *axes);
         let mut tris: Vec<u32> = (0..mesh.triangle_count() as u32).collect();
         // Every direction's cut scored directly: the box's axes and the frame's.
         let dirs = [
@@ -692,10 +682,10 @@ mod tests {
             Vector::y(),
             Vector::z(),
         ];
-        let scores = dirs.map(|d| score_of_cut(&frame, &tris, &axes, &d));
+        let scores = dirs.map(|d| score_of_cut(frame, &tris, &axes, &d));
         let mut scratch = Scratch::new(mesh.vertices().len());
-        scratch.gather(&mesh, &tris);
-        let k = partition_best_axis(&frame, &mut tris, &axes, &mut scratch);
+        scratch.gather(mesh, &tris);
+        let k = partition_best_axis(frame, &mut tris, &axes, &mut scratch);
         let Some(k) = k else {
             prop_assert!(scores.iter().all(Option::is_none));
             return Ok(());
@@ -731,6 +721,17 @@ mod tests {
         Ok(())
     }
 
+    /// Random float triangles (6 to `max` corners, a multiple of three used), a stretch of the
+    /// frame's axes, and an axis and angle of the box's frame.
+    fn group(max: usize) -> impl Strategy<Value = (Vec<[f64; 3]>, [f64; 3], [f64; 3], f64)> {
+        (
+            prop::collection::vec(prop::array::uniform3(-10.0f64..10.0), 6..max),
+            prop::array::uniform3(0.1f64..5.0),
+            prop::array::uniform3(-1.0f64..1.0),
+            0.0f64..6.3,
+        )
+    }
+
     proptest! {
         // No failure file: a case worth keeping becomes an explicit test below (proptest's
         // default would write it to a folder at the crate's top level).
@@ -738,13 +739,15 @@ mod tests {
 
         /// [`check_best_axis_cut`] on random float triangles in a random orthonormal frame.
         #[test]
-        fn best_axis_cut_scores_lowest(
-            corners in prop::collection::vec(prop::array::uniform3(-10.0f64..10.0), 6..90),
-            stretch in prop::array::uniform3(0.1f64..5.0),
-            axis in prop::array::uniform3(-1.0f64..1.0),
-            angle in 0.0f64..6.3,
-        ) {
-            check_best_axis_cut(&corners, stretch, axis, angle)?;
+        fn best_axis_cut_scores_lowest((corners, stretch, axis, angle) in group(90)) {
+            on_soup(&corners, stretch, axis, angle, check_best_axis_cut)?;
+        }
+
+        /// [`check_binned_cut`] on random float triangles in a random orthonormal frame, from
+        /// two triangles (as many bins as triangles) to well above [`SPLIT_BINS`].
+        #[test]
+        fn binned_cut_scores_lowest((corners, stretch, axis, angle) in group(120)) {
+            on_soup(&corners, stretch, axis, angle, check_binned_cut)?;
         }
     }
 
@@ -765,18 +768,27 @@ mod tests {
         ];
         let stretch = [1.2930004015271601, 2.6426813380726415, 0.1];
         let axis = [0.6832656591911186, 0.6612879587282412, -0.9114385442031224];
-        check_best_axis_cut(&corners, stretch, axis, 2.5020974439985117).unwrap();
-        check_best_axis_cut(&corners, stretch, axis, 0.0).unwrap();
+        on_soup(
+            &corners,
+            stretch,
+            axis,
+            2.5020974439985117,
+            check_best_axis_cut,
+        )
+        .unwrap();
+        on_soup(&corners, stretch, axis, 0.0, check_best_axis_cut).unwrap();
     }
 
-    /// A mesh of separate triangles with corners `corners` scaled by `stretch`, and the box
-    /// axes of the rotation by `angle` about `axis` (angle 0: the frame's own).
-    fn soup(
+    /// Runs `check` on a mesh of separate triangles with corners `corners` scaled by `stretch`
+    /// (volume frame origin at (1, −2, 3)) and the box axes of the rotation by `angle` about
+    /// `axis` (angle 0: the frame's own).
+    fn on_soup(
         corners: &[[f64; 3]],
         stretch: [f64; 3],
         axis: [f64; 3],
         angle: f64,
-    ) -> (TriMesh, [Vector; 3]) {
+        check: fn(&Frame<'_>, &[Vector; 3]) -> Result<(), TestCaseError>,
+    ) -> Result<(), TestCaseError> {
         let vertices: Vec<Point> = corners
             .iter()
             .map(|c| Point::new(c[0] * stretch[0], c[1] * stretch[1], c[2] * stretch[2]))
@@ -790,7 +802,12 @@ mod tests {
             angle,
         );
         let m: Matrix3 = *rot.matrix();
-        (mesh, [0, 1, 2].map(|k| m.column(k).into_owned()))
+        let frame = Frame {
+            mesh: &mesh,
+            origin: Vector::new(1.0, -2.0, 3.0),
+            moments: &[],
+        };
+        check(&frame, &[0, 1, 2].map(|k| m.column(k).into_owned()))
     }
 
     /// The binned cut against every candidate scored directly: each direction's range from
@@ -799,18 +816,8 @@ mod tests {
     /// box's axes, each side's corners projected on their own. The cut must put left exactly
     /// the triangles of a candidate whose score is the least (to rounding), and keep every
     /// triangle once; `None` only when no plane has triangles on both sides.
-    fn check_binned_cut(
-        corners: &[[f64; 3]],
-        stretch: [f64; 3],
-        axis: [f64; 3],
-        angle: f64,
-    ) -> Result<(), TestCaseError> {
-        let (mesh, axes) = soup(corners, stretch, axis, angle);
-        let frame = Frame {
-            mesh: &mesh,
-            origin: Vector::new(1.0, -2.0, 3.0),
-            moments: &[],
-        };
+    fn check_binned_cut(frame: &Frame<'_>, axes: &[Vector; 3]) -> Result<(), TestCaseError> {
+        let (mesh, axes) = (frame.mesh, *axes);
         let mut tris: Vec<u32> = (0..mesh.triangle_count() as u32).collect();
         let n = tris.len();
         let (dirs, m) = cut_directions(&axes);
@@ -848,8 +855,8 @@ mod tests {
             }
         }
         let mut scratch = Scratch::new(mesh.vertices().len());
-        scratch.gather(&mesh, &tris);
-        let k = partition_binned(&frame, &mut tris, &axes, &mut scratch);
+        scratch.gather(mesh, &tris);
+        let k = partition_binned(frame, &mut tris, &axes, &mut scratch);
         let mut sorted = tris.clone();
         sorted.sort_unstable();
         prop_assert_eq!(sorted, (0..n as u32).collect::<Vec<_>>());
@@ -878,22 +885,6 @@ mod tests {
         Ok(())
     }
 
-    proptest! {
-        #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::default() })]
-
-        /// [`check_binned_cut`] on random float triangles in a random orthonormal frame, from
-        /// two triangles (as many bins as triangles) to well above [`SPLIT_BINS`].
-        #[test]
-        fn binned_cut_scores_lowest(
-            corners in prop::collection::vec(prop::array::uniform3(-10.0f64..10.0), 6..120),
-            stretch in prop::array::uniform3(0.1f64..5.0),
-            axis in prop::array::uniform3(-1.0f64..1.0),
-            angle in 0.0f64..6.3,
-        ) {
-            check_binned_cut(&corners, stretch, axis, angle)?;
-        }
-    }
-
     /// Triangles whose centroids coincide have no plane between them (every triangle in one
     /// bin along every direction): no cut, and the caller's split by count takes over.
     #[test]
@@ -906,19 +897,7 @@ mod tests {
             [0.0, -1.0, 0.5],
             [0.0, 0.0, -0.75],
         ];
-        check_binned_cut(&corners, [1.0; 3], [0.0, 0.0, 1.0], 0.0).unwrap();
-        let (mesh, axes) = soup(&corners, [1.0; 3], [0.0, 0.0, 1.0], 0.0);
-        let frame = Frame {
-            mesh: &mesh,
-            origin: Vector::zeros(),
-            moments: &[],
-        };
-        let mut tris = vec![0, 1];
-        let mut scratch = Scratch::new(mesh.vertices().len());
-        scratch.gather(&mesh, &tris);
-        assert_eq!(
-            partition_binned(&frame, &mut tris, &axes, &mut scratch),
-            None
-        );
+        // `check_binned_cut` finds no candidate plane and asserts that there is no cut.
+        on_soup(&corners, [1.0; 3], [0.0, 0.0, 1.0], 0.0, check_binned_cut).unwrap();
     }
 }
