@@ -252,10 +252,10 @@ pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
     /// units squared).
     fn center_distance2(a: &Self, b: &Self::Placed) -> Real;
     /// The squared radius of the sphere about the volume's centre that stands for it in the
-    /// first-contact order (model units squared): a sphere's own radius; for a box, half the
-    /// square of its half diagonal (a sphere of radius `r/√2`, nearer a box's mean reach than the
-    /// sphere that holds it; measured on the benchmark cases, see the traversal's
-    /// `sphere_power`). With [`BoundingVolume::center_distance2`] it orders the traversal: of
+    /// first-contact order (model units squared): a sphere's own radius; for a box, a fraction
+    /// of the square of its half diagonal (an OBB 0.3, an AABB 0.5: a sphere nearer a box's mean
+    /// reach than the sphere that holds it; measured on the benchmark cases, see the
+    /// traversal's `sphere_power`). With [`BoundingVolume::center_distance2`] it orders the traversal: of
     /// two overlapping children, the one for which the other volume's centre has the smaller
     /// power with respect to this sphere (squared centre distance − this) is visited first.
     fn order_radius2(&self) -> Real;

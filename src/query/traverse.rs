@@ -661,13 +661,19 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
 /// centres are measured (one of them is `sphere_of` or its placed copy). Of two overlapping
 /// children the one with the smaller power goes first: the nearer, deeper or larger one.
 ///
-/// A box's sphere has half the squared radius of the sphere that holds it, a measured choice (on
-/// the least-volume OBB trees as the turn was introduced). First-contact box tests on the pipes
-/// path: 1,775,358 with the circumscribed sphere → 715,176 (the search through the resting cube,
-/// which takes 1,776,572 at ¾ of the squared radius and 849,902 at ¼, 710,244–716,708 from 0.4 to
-/// 0.6), the bunny path 67,420 → 62,002, the teapot and bunny random poses, the torus and the
-/// torpedo within 3.1% either way (with the nearer centre alone, pipes 1,576,240). AABB trees: 2–4%
-/// fewer on the teapot and bunny random poses, the torus and pipes paths the same. A sphere tree
+/// A box's sphere has a fraction of the squared radius of the sphere that holds it, a measured
+/// choice. OBBs: half, on the least-volume OBB trees as the turn was introduced. First-contact
+/// box tests on the pipes path: 1,775,358 with the circumscribed sphere → 715,176 (the search
+/// through the resting cube, which takes 1,776,572 at ¾ of the squared radius and 849,902 at ¼,
+/// 710,244–716,708 from 0.4 to 0.6), the bunny path 67,420 → 62,002, the teapot and bunny
+/// random poses, the torus and the torpedo within 3.1% either way (with the nearer centre alone,
+/// pipes 1,576,240). On the binned split's trees 0.3: the pipes path 807,716 → 459,056 (0.2 to
+/// 0.35 give 433,810–460,380, 0.4 gives 810,734: the resting cube's one configuration again),
+/// the other benchmark cases and 2,000 poses jittered about each scene path within 1.5% either
+/// way (bunny path −1.5%, torus jittered +0.9%). AABB trees keep half: 2–4% fewer than the
+/// circumscribed sphere on the teapot and bunny random poses, the torus and pipes paths the
+/// same; 0.3 gave 1–6% more on four cases (teapot random poses +4.5%, teapot path +5.9%) and
+/// 6% fewer on the bunny path. A sphere tree
 /// keeps its own sphere (its power is exact there, and Li & Chen's separation-list figures on
 /// sphere trees are measured with it).
 #[inline(always)]
