@@ -39,11 +39,12 @@ pub enum SplitRule {
     /// surface: the chance that a box test against a child fails to separate is proportional to
     /// its mean width (Crofton), and the count weighs the subtree that test opens. The
     /// [`SPLIT_BINS`] bins span the group's vertices along each direction (as many bins as
-    /// triangles for smaller groups). Against [`SplitRule::MeanBestAxis`] (the mean's cuts
-    /// scored by width alone),
-    /// OBB box tests in all-contacts mode (first contact): teapot random poses −13.5% (−5.2%),
-    /// bunny random −8.0% (−3.6%), teapot path −14.4% (+6.7%), bunny path −7.8% (−3.4%), pipes
-    /// path −31% (+27%), torpedo path −3.2% (−0.8%), torus path +3.8% (+37%: one resting
+    /// triangles for smaller groups).
+    ///
+    /// Against [`SplitRule::MeanBestAxis`] (the mean's cuts scored by width alone), OBB box
+    /// tests in all-contacts mode (first contact): teapot random poses −13.5% (−5.2%), bunny
+    /// random −8.0% (−3.6%), teapot path −14.4% (+6.7%), bunny path −7.8% (−3.4%), pipes path
+    /// −31% (+27%), torpedo path −3.2% (−0.8%), torus path +3.8% (+37%: one resting
     /// configuration, 1,141 of its 1,298 poses); on poses jittered about the three scene paths
     /// (up to 4° and 3% of the moving model's size, many configurations) torus −7.5% (−18%),
     /// pipes −1.5% (+7.2%), torpedo −19% (−29%). AABB and sphere trees: 13–15% fewer on the
