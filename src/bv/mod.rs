@@ -255,9 +255,10 @@ pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
     /// first-contact order (model units squared): a sphere's own radius; for a box, a fraction
     /// of the square of its half diagonal (an OBB 0.3, an AABB 0.5: a sphere nearer a box's mean
     /// reach than the sphere that holds it; measured on the benchmark cases, see the
-    /// traversal's `sphere_power`). With [`BoundingVolume::center_distance2`] it orders the traversal: of
-    /// two overlapping children, the one for which the other volume's centre has the smaller
-    /// power with respect to this sphere (squared centre distance − this) is visited first.
+    /// traversal's `sphere_power`). With [`BoundingVolume::center_distance2`] it orders the
+    /// traversal: of two overlapping children, the one for which the other volume's centre has
+    /// the smaller power with respect to this sphere (squared centre distance − this) is visited
+    /// first.
     fn order_radius2(&self) -> Real;
     /// A size used by the descend rule: the larger volume is split first. Boxes use their
     /// surface area (flat leaf boxes included), spheres their radius.

@@ -38,6 +38,11 @@ pub use separation::{
 };
 pub use tables::{SceneTable, TablesResult};
 
+use crate::bvh::{BuildOptions, SplitRule};
+use crate::mesh::MeshError;
+use crate::scenes::SceneError;
+use std::path::{Path, PathBuf};
+
 /// The build options of the trees of `parallel-proximity`, `point-proximity`,
 /// `random-placements` and `separation-list`: the default fit, cut by
 /// [`SplitRule::MeanBestAxis`], the split their results under `assets/experiments` (and the
@@ -52,11 +57,6 @@ fn build_options() -> BuildOptions {
         ..BuildOptions::default()
     }
 }
-
-use crate::bvh::{BuildOptions, SplitRule};
-use crate::mesh::MeshError;
-use crate::scenes::SceneError;
-use std::path::{Path, PathBuf};
 
 /// One of the experiments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

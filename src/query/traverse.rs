@@ -673,9 +673,8 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
 /// way (bunny path −1.5%, torus jittered +0.9%). AABB trees keep half: 2–4% fewer than the
 /// circumscribed sphere on the teapot and bunny random poses, the torus and pipes paths the
 /// same; 0.3 gave 1–6% more on four cases (teapot random poses +4.5%, teapot path +5.9%) and
-/// 6% fewer on the bunny path. A sphere tree
-/// keeps its own sphere (its power is exact there, and Li & Chen's separation-list figures on
-/// sphere trees are measured with it).
+/// 6% fewer on the bunny path. A sphere tree keeps its own sphere (its power is exact there,
+/// and Li & Chen's separation-list figures on sphere trees are measured with it).
 #[inline(always)]
 fn sphere_power<B: BoundingVolume>(sphere_of: &B, a: &B, b: &B::Placed) -> Real {
     B::center_distance2(a, b) - sphere_of.order_radius2()
