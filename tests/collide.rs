@@ -43,6 +43,7 @@ fn check_all(
         "sphere"
     );
     for (split, fit) in [
+        (SplitRule::MeanBestAxis, ObbFit::LeastVolume),
         (SplitRule::Mean, ObbFit::LeastVolume),
         (SplitRule::Median, ObbFit::LeastVolume),
         (SplitRule::BoxMidpoint, ObbFit::LeastVolume),
