@@ -129,6 +129,27 @@ impl Scratch {
         }
     }
 
+    /// Projects each gathered vertex once (a vertex has some six triangles: the same values as
+    /// projecting each triangle's corners) on the box's axes `axes` and the frame's (there a
+    /// coordinate) into `projections`; returns each direction's low and high ends.
+    fn project(&mut self, frame: &Frame<'_>, axes: &[Vector; 3]) -> ([Real; 6], [Real; 6]) {
+        let vertices = frame.mesh.vertices();
+        self.projections.resize(vertices.len(), [0.0; 6]);
+        let mut lo = [Real::INFINITY; 6];
+        let mut hi = [Real::NEG_INFINITY; 6];
+        for &v in &self.vertices {
+            let p = (vertices[v as usize] - frame.origin).coords;
+            let [x, y, z] = axes.map(|a| p.dot(&a));
+            let d = [x, y, z, p.x, p.y, p.z];
+            for i in 0..6 {
+                lo[i] = lo[i].min(d[i]);
+                hi[i] = hi[i].max(d[i]);
+            }
+            self.projections[v as usize] = d;
+        }
+        (lo, hi)
+    }
+
     fn gather(&mut self, mesh: &TriMesh, tris: &[u32]) {
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
@@ -417,15 +438,7 @@ fn partition_best_axis(
         s + a.coords + b.coords + c.coords
     });
     let cut3 = dirs.map(|a| sum3.dot(&a) / n as Real);
-    // Each vertex projected once (a vertex has some six triangles), the same values as
-    // projecting each triangle's corners; on the frame's axes a projection is a coordinate.
-    let vertices = frame.mesh.vertices();
-    scratch.projections.resize(vertices.len(), [0.0; 6]);
-    for &v in &scratch.vertices {
-        let p = (vertices[v as usize] - frame.origin).coords;
-        let [x, y, z] = axes.map(|a| p.dot(&a));
-        scratch.projections[v as usize] = [x, y, z, p.x, p.y, p.z];
-    }
+    scratch.project(frame, axes);
     let (projections, sides) = (&scratch.projections, &mut scratch.sides);
     let corners = frame.mesh.triangles();
     // [direction of the cut][left, right]: count, low and high ends along the box's axes.
@@ -517,22 +530,7 @@ fn partition_binned(
     scratch: &mut Scratch,
 ) -> Option<usize> {
     let (_, m) = cut_directions(axes);
-    // Each vertex projected once, on the box's axes and the frame's (a coordinate), with each
-    // direction's range.
-    let vertices = frame.mesh.vertices();
-    scratch.projections.resize(vertices.len(), [0.0; 6]);
-    let mut lo = [Real::INFINITY; 6];
-    let mut hi = [Real::NEG_INFINITY; 6];
-    for &v in &scratch.vertices {
-        let p = (vertices[v as usize] - frame.origin).coords;
-        let [x, y, z] = axes.map(|a| p.dot(&a));
-        let d = [x, y, z, p.x, p.y, p.z];
-        for i in 0..6 {
-            lo[i] = lo[i].min(d[i]);
-            hi[i] = hi[i].max(d[i]);
-        }
-        scratch.projections[v as usize] = d;
-    }
+    let (lo, hi) = scratch.project(frame, axes);
     // As many bins as triangles for small groups, up to `SPLIT_BINS`.
     let n = tris.len();
     let nb = n.min(SPLIT_BINS);
