@@ -535,8 +535,8 @@ impl BoundingVolume for Obb {
         // the teapot's random poses, 44% on the pipes path and 70% on the torpedo path. Sizes
         // that favour long boxes (the area times the half diagonal, the sum of the half
         // extents or the root of the largest) test 32–36% fewer on the torpedo path but 8–14%
-        // more on the pipes path, and on 2,000 poses jittered about those paths (many
-        // configurations, where the torpedo path is one resting one) 6–16% more on both.
+        // more on the pipes path, and on 2,000 poses jittered about those paths (more varied
+        // contacts than the torpedo's slide along its rollers) 6–16% more on both.
         self.half[0] * self.half[1] + self.half[1] * self.half[2] + self.half[2] * self.half[0]
     }
 
