@@ -53,6 +53,16 @@ const MAX_STEPS: usize = 6;
 /// knife edge, one configuration again).
 const THIN_FIRST: usize = 32;
 
+/// Up to this many points (a group of two triangles that share an edge: a flat quad or a
+/// tetrahedron) the search makes one rotation only, about the thinnest axis ([`THIN_FIRST`]).
+/// The rotations after it would only confirm it: on the benchmark cases the box tests of the
+/// torus, pipes and torpedo paths stayed the same, the others moved by under 0.05% (teapot
+/// random poses +176 of 2.40 M, bunny random +0.04%, the 2,000 jittered torus poses +0.2%).
+/// A two-triangle group of the bunny is fitted in 0.80 µs instead of 1.34 µs; one-thread builds
+/// 2–6% shorter (the fastest of 7 and 9 interleaved runs). With 5 points the torus path takes
+/// 3% more box tests (7.6% more in first contact).
+const ONE_TURN: usize = 4;
+
 /// A rotation is taken only when it reduces the volume by more than this fraction: rounding
 /// cannot make the search cycle, ties keep the starting axes, and the slow zigzag of rotations
 /// about alternating axes near an optimum (each gaining less than the last) is cut short.
@@ -92,7 +102,12 @@ pub(super) fn least_volume_axes(
     // How many axes in a row no rotation about which gains; the axis just rotated about
     // counts (the rotation made it the best about that axis).
     let mut unchanged = 0;
-    for step in 0..MAX_STEPS {
+    let steps = if points.len() <= ONE_TURN {
+        1
+    } else {
+        MAX_STEPS
+    };
+    for step in 0..steps {
         if unchanged == 3 {
             break;
         }
@@ -618,14 +633,22 @@ mod tests {
             let points = box_points(&rot, [0.0, half[0], half[1]], &[]);
             let pad = padding(&points);
             let start = rows(&(nalgebra::Rotation3::new(Vector::x() * turn) * rot));
-            let (axes, _) = least_volume_axes(start, &points, pad, &mut Scratch::default());
-            check_basis(&axes)?;
-            // The normal may end up as any of the three axes.
-            let mut extents = axes.map(|a| extent(&a, &points));
-            extents.sort_by(Real::total_cmp);
-            prop_assert!(extents[0] < 1e-9, "off the plane: {extents:?}");
-            let area = extents[1] * extents[2];
-            prop_assert!((area - 4.0 * half[0] * half[1]).abs() < 1e-9, "{extents:?} for {half:?}");
+            // The eight corners (each twice), and the four alone: a quad turns once
+            // (`ONE_TURN`), about its thinnest axis, its normal.
+            let quad: Vec<Point> = points.iter().step_by(2).copied().collect();
+            for points in [&points, &quad] {
+                let (axes, _) = least_volume_axes(start, points, pad, &mut Scratch::default());
+                check_basis(&axes)?;
+                // The normal may end up as any of the three axes.
+                let mut extents = axes.map(|a| extent(&a, points));
+                extents.sort_by(Real::total_cmp);
+                prop_assert!(extents[0] < 1e-9, "off the plane: {extents:?}");
+                let area = extents[1] * extents[2];
+                prop_assert!(
+                    (area - 4.0 * half[0] * half[1]).abs() < 1e-9,
+                    "{extents:?} for {half:?}, {} points", points.len()
+                );
+            }
         }
     }
 }
