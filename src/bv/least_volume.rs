@@ -58,9 +58,9 @@ const THIN_FIRST: usize = 32;
 /// The rotations after it would only confirm it: on the benchmark cases the box tests of the
 /// torus, pipes and torpedo paths stayed the same, the others moved by under 0.05% (teapot
 /// random poses +176 of 2.40 M, bunny random +0.04%, the 2,000 jittered torus poses +0.2%).
-/// A two-triangle group of the bunny is fitted in 0.80 µs instead of 1.34 µs; one-thread builds
-/// 2–6% shorter (the fastest of 7 and 9 interleaved runs). With 5 points the torus path takes
-/// 3% more box tests (7.6% more in first contact).
+/// A two-triangle group of the bunny is fitted in 0.80 µs instead of 1.34 µs; one-thread
+/// builds 1–6% shorter (the fastest of each of three interleaved runs). With 5 points the torus
+/// path takes 3% more box tests (7.6% more in first contact).
 const ONE_TURN: usize = 4;
 
 /// A rotation is taken only when it reduces the volume by more than this fraction: rounding
