@@ -73,7 +73,7 @@ const GAIN: Real = 1e-3;
 /// padded volume ([`padded_volume`] of its extents) no larger than `start`'s, with that volume:
 /// `start` rotated about one of its axes at a time by the angle that minimises the volume
 /// (exactly, for that axis), until no axis gains; the thinnest axis first for few points
-/// ([`THIN_FIRST`]).
+/// ([`THIN_FIRST`]), and only that rotation for up to four points ([`ONE_TURN`]).
 ///
 /// `points` are the group's points or any subset with the same convex hull (its vertices: the
 /// box depends on nothing else), at unit scale (the fit's frame), not empty. Each extent is
