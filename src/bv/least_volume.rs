@@ -61,9 +61,10 @@ const THIN_FIRST: usize = 32;
 /// A two-triangle group of the bunny is fitted in 0.80 µs instead of 1.34 µs; one-thread
 /// builds 1–6% shorter (the fastest of each of three interleaved runs). With 5 points the torus
 /// path takes 3% more box tests (7.6% more in first contact). Groups of 5–8 points limited to
-/// three rotations (instead of one): the torus path +3.1% (+7.5%), the jittered torus poses
-/// +1.7% (+1.7%), the other cases within 0.1% (two rotations: the same on the torus, bunny
-/// +0.2%); their build time gain was lost in the machine's noise.
+/// three rotations (instead of up to [`MAX_STEPS`]): the torus path +3.1% (+7.5%), the jittered
+/// torus poses +1.7% (+1.7%), the other cases within 0.1% (two rotations: the same on the torus,
+/// bunny +0.2%; one: the torpedo path +3.5% too); their build time gain was lost in the
+/// machine's noise.
 const ONE_TURN: usize = 4;
 
 /// A rotation is taken only when it reduces the volume by more than this fraction: rounding

@@ -334,7 +334,8 @@ struct FitScratch {
 /// quads: the torpedo's and its cradle's) the torpedo path's loss and 4% of the jittered
 /// torpedo's gain. Tried and not kept: the rectangle of least perimeter (the shortest edge of
 /// an acute triangle: more box tests than §4's box on eight of the ten pose sets); least area with ties
-/// broken by perimeter (pipes path −5%, torpedo path −5%, others ±0.3%, jittered torpedo +3%);
+/// broken by perimeter (pipes path −5%, torpedo path −5%, the others within 0.6%, jittered
+/// torpedo +3%);
 /// the legs of right triangles (within 1e-3 of 90°) and the longest edge otherwise (torpedo
 /// path −4.8% / −75%, but the jittered torpedo +2.3% / +8% and the pipes path +2.9% / +22%);
 /// the longest edge for obtuse triangles only (half the teapot's gain, none of the torus's).
@@ -665,7 +666,7 @@ mod tests {
             let k = 2f64.powi(e);
             let t = corners.map(|c| Point::from((Vector::from(c) + Vector::from(offset)) * k));
             let normal = (t[1] - t[0]).cross(&(t[2] - t[0]));
-            // Slivers fall back to the general fit (tested with it).
+            // Slivers take the general fit instead.
             prop_assume!(normal.norm() > 1e-3 * k * k);
             let Some(axes) = triangle_axes(&t, true) else {
                 return Err(TestCaseError::fail("no axes for a triangle with area"));
