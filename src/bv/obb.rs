@@ -338,7 +338,12 @@ struct FitScratch {
 /// torpedo +3%);
 /// the legs of right triangles (within 1e-3 of 90°) and the longest edge otherwise (torpedo
 /// path −4.8% / −75%, but the jittered torpedo +2.3% / +8% and the pipes path +2.9% / +22%);
-/// the longest edge for obtuse triangles only (half the teapot's gain, none of the torus's).
+/// the longest edge for obtuse triangles only (half the teapot's gain, none of the torus's);
+/// the middle edge of right and acute triangles (the longer leg of a right one), the longest
+/// of obtuse ones (pipes path −6.1% / −48%, first contact −20% / −91%, torpedo path −4.9% /
+/// −80%, but the teapot's and bunny's gain gone, bunny triangle tests +14%, jittered torpedo
+/// +2.6% / +4.4%, jittered pipes −0.7% / +0.3%; perhaps because the paths' resting contacts
+/// run along the grids of their quads, which the jittered poses turn away from: not tested).
 fn triangle_axes(t: &[Point; 3], least_area: bool) -> Option<[Vector; 3]> {
     // At unit scale (exact), so that the normal's norm neither overflows nor underflows.
     let k = unit_scale(t.iter().copied());
