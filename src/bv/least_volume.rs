@@ -164,7 +164,7 @@ fn padded_volume(extents: &[Real; 3], pad: Real) -> Real {
 }
 
 /// The extent of `points` along the unit vector `axis`.
-fn extent(axis: &Vector, points: &[Point]) -> Real {
+pub(super) fn extent(axis: &Vector, points: &[Point]) -> Real {
     let (mut lo, mut hi) = (Real::INFINITY, Real::NEG_INFINITY);
     for p in points {
         let d = axis.dot(&p.coords);

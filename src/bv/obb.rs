@@ -637,17 +637,13 @@ impl BoundingVolume for Obb {
 
 #[cfg(test)]
 mod tests {
+    use super::super::least_volume::extent;
     use super::*;
     use proptest::prelude::*;
 
     /// The extents of the rectangle with sides along `u` and `v` around `t`'s corners.
     fn rectangle(t: &[Point; 3], u: &Vector, v: &Vector) -> (Real, Real) {
-        let spread = |a: &Vector| {
-            let d = t.map(|p| a.dot(&p.coords));
-            d.iter().copied().fold(Real::NEG_INFINITY, Real::max)
-                - d.iter().copied().fold(Real::INFINITY, Real::min)
-        };
-        (spread(u), spread(v))
+        (extent(u, t), extent(v, t))
     }
 
     proptest! {
