@@ -25,7 +25,7 @@ pub struct Aabb {
 
 impl Aabb {
     /// The smallest stored box containing `points`.
-    pub fn from_points(points: impl Iterator<Item = Point> + Clone) -> Aabb {
+    pub fn from_points(points: impl Iterator<Item = Point>) -> Aabb {
         let (center, half) = store_box(&IDENTITY, points);
         Aabb { center, half }
     }

@@ -283,14 +283,15 @@ pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
 /// frame) to single precision conservatively, against the points it must contain.
 ///
 /// Returns the stored centre and half extents for the given stored `axes` (which the caller has
-/// already rounded): the half extents are recomputed from the points against the rounded centre.
+/// already rounded): the half extents are recomputed from the points' extremes (one pass) against
+/// the rounded centre.
 pub(crate) fn store_box(
     axes: &[Vector; 3],
-    points: impl Iterator<Item = Point> + Clone,
+    points: impl Iterator<Item = Point>,
 ) -> ([f32; 3], [f32; 3]) {
     let mut lo = [Real::INFINITY; 3];
     let mut hi = [Real::NEG_INFINITY; 3];
-    for p in points.clone() {
+    for p in points {
         for k in 0..3 {
             let d = axes[k].dot(&p.coords);
             lo[k] = lo[k].min(d);
@@ -306,13 +307,13 @@ pub(crate) fn store_box(
     let c = axes[0] * mid[0] + axes[1] * mid[1] + axes[2] * mid[2];
     let c32 = [c.x as f32, c.y as f32, c.z as f32];
     let cs = Vector::new(c32[0] as Real, c32[1] as Real, c32[2] as Real);
-    let mut half = [0.0 as Real; 3];
-    for p in points {
-        let d = p.coords - cs;
-        for k in 0..3 {
-            half[k] = half[k].max(axes[k].dot(&d).abs());
-        }
-    }
+    // The reach from the rounded centre, from the same pass's extremes: it differs from
+    // measuring each point against the centre by rounding only (a few units in the last place
+    // of the coordinates), far inside the padding.
+    let half: [Real; 3] = std::array::from_fn(|k| {
+        let c = axes[k].dot(&cs);
+        (hi[k] - c).max(c - lo[k]).max(0.0)
+    });
     let pad = pad(half[0] + half[1] + half[2], &cs);
     (c32, half.map(|h| crate::math::f32_up(h + pad)))
 }

@@ -103,7 +103,7 @@ impl Obb {
 
     /// The box with the given orientation (rows of a rotation, rounded to `f32`) that bounds
     /// `points`, stored conservatively.
-    pub fn with_axes(axes: &[Vector; 3], points: impl Iterator<Item = Point> + Clone) -> Obb {
+    pub fn with_axes(axes: &[Vector; 3], points: impl Iterator<Item = Point>) -> Obb {
         let a0 = [axes[0].x as f32, axes[0].y as f32, axes[0].z as f32];
         let a1 = [axes[1].x as f32, axes[1].y as f32, axes[1].z as f32];
         let c = v3(&a0).cross(&v3(&a1));
@@ -115,6 +115,22 @@ impl Obb {
             cols: std::array::from_fn(|k| std::array::from_fn(|i| rows[i][k])),
             half,
             center,
+        }
+    }
+
+    /// The stored box with `axes` around `points` (volume frame) and the builder's split
+    /// directions: its axes, longest first.
+    fn fitted(axes: [Vector; 3], points: impl Iterator<Item = Point>) -> Fitted<Obb> {
+        let bv = Obb::with_axes(&axes, points);
+        let mut split_axes = bv.axes().map(|a| a.normalize());
+        let h = bv.half;
+        let mut order = [0usize, 1, 2];
+        order.sort_by(|&i, &j| h[j].total_cmp(&h[i]));
+        split_axes = order.map(|k| split_axes[k]);
+        Fitted {
+            bv,
+            split_axes,
+            center: bv.center(),
         }
     }
 
@@ -453,6 +469,15 @@ impl BoundingVolume for Obb {
     type Placed = PlacedObb;
 
     fn fit(group: &Group<'_>) -> Fitted<Obb> {
+        // RAPID's fit from the build's summed moments needs the points only for the box's
+        // extents (read straight from the mesh) and for the fallback of a group with no area:
+        // no copy of them, no unit-scale pass (the same axes and box bit for bit).
+        if group.triangles.len() > 1 && !group.moments.is_empty() {
+            let moments = group.triangles.iter().map(|&t| &group.moments[t as usize]);
+            if let Some(covariance) = covariance_of_moments(moments) {
+                return Self::fitted(principal_axes(&covariance), group.points());
+            }
+        }
         let points: Vec<Point> = group.points().collect();
         let axes = match group.triangles {
             [t] => triangle_axes(&group.triangle(*t), group.fit == ObbFit::LeastVolume)
@@ -478,17 +503,7 @@ impl BoundingVolume for Obb {
                 group.fit,
             ),
         };
-        let bv = Obb::with_axes(&axes, points.iter().copied());
-        let mut split_axes = bv.axes().map(|a| a.normalize());
-        let h = bv.half;
-        let mut order = [0usize, 1, 2];
-        order.sort_by(|&i, &j| h[j].total_cmp(&h[i]));
-        split_axes = order.map(|k| split_axes[k]);
-        Fitted {
-            bv,
-            split_axes,
-            center: bv.center(),
-        }
+        Self::fitted(axes, points.iter().copied())
     }
 
     fn prepare(
