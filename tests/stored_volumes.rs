@@ -12,10 +12,6 @@ use obbtree::math::{Quaternion, UnitQuaternion};
 use obbtree::prelude::*;
 use proptest::prelude::*;
 
-fn zdot(a: &Z3, b: &Z3) -> BigInt {
-    &a[0] * &b[0] + &a[1] * &b[1] + &a[2] * &b[2]
-}
-
 /// Whether every point lies in the box with unit-ish `axes` (any finite vectors, as stored),
 /// `center` and `half` extents along them, evaluated exactly: `|axis_k · (p − center)| ≤
 /// half_k` with all values converted to integers over common powers of two.

@@ -482,15 +482,9 @@ impl BoundingVolume for Obb {
         let axes = match group.triangles {
             [t] => triangle_axes(&group.triangle(*t), group.fit == ObbFit::LeastVolume)
                 .unwrap_or_else(|| fit_axes(&points, |_, _| None, group.fit)),
-            _ if !group.moments.is_empty() => fit_axes(
-                &points,
-                |_, _| {
-                    covariance_of_moments(
-                        group.triangles.iter().map(|&t| &group.moments[t as usize]),
-                    )
-                },
-                group.fit,
-            ),
+            // RAPID's fit of a group whose triangles have no area (the fast path above took the
+            // others): the points' covariance.
+            _ if !group.moments.is_empty() => fit_axes(&points, |_, _| None, group.fit),
             _ => fit_axes(
                 &points,
                 |origin, k| {

@@ -322,7 +322,8 @@ fn zcross(a: &Z3, b: &Z3) -> Z3 {
         &a[0] * &b[1] - &a[1] * &b[0],
     ]
 }
-fn zdot(a: &Z3, b: &Z3) -> BigInt {
+/// The exact dot product of two integer vectors.
+pub fn zdot(a: &Z3, b: &Z3) -> BigInt {
     &a[0] * &b[0] + &a[1] * &b[1] + &a[2] * &b[2]
 }
 fn zzero(a: &Z3) -> bool {
