@@ -17,7 +17,8 @@ fn trees(m: &TriMesh) -> (Bvh<Obb>, Bvh<Aabb>, Bvh<Sphere>) {
     (o, a, s)
 }
 
-/// Every tree type, every split rule and both SAT variants give exactly the brute-force set.
+/// Every tree type, every split rule, both SAT variants and both leaf rules give exactly the
+/// brute-force set.
 fn check_all(
     ma: &TriMesh,
     mb: &TriMesh,
@@ -78,6 +79,11 @@ fn check_all(
     let mut r = CollisionReport::default();
     collide_relative(&oa, &ob, rot, pos, &lite, &mut r);
     prop_assert_eq!(sorted(r.contacts.clone()), truth.clone(), "OBB, SAT lite");
+    // The OBB trees above test a leaf's triangle against internal nodes (the default); the
+    // papers' rule tests its box, and must agree too.
+    let boxes = QueryOptions::default().leaf_boxes();
+    collide_relative(&oa, &ob, rot, pos, &boxes, &mut r);
+    prop_assert_eq!(sorted(r.contacts.clone()), truth.clone(), "OBB, leaf boxes");
     // First contact agrees on whether there is one, and finds a real one.
     collide_relative(&oa, &ob, rot, pos, &QueryOptions::first_contact(), &mut r);
     prop_assert_eq!(r.colliding(), !truth.is_empty());
@@ -253,6 +259,52 @@ fn regression_collinear_sliver_is_a_segment() {
     assert!(contacts_relative(&oa, &ob, &rot, &pos).contacts.is_empty());
     assert!(contacts_relative(&aa, &ab, &rot, &pos).contacts.is_empty());
     assert!(contacts_relative(&sa, &sb, &rot, &pos).contacts.is_empty());
+}
+
+/// Found by `full_query_on_touching_soups` (tests/float_exact.rs) when a leaf's triangle first
+/// stood for its box: a sliver of A (two edges of 70,000, the third 0.55) whose corner touches
+/// B's point-like triangles. The box–triangle test took the short edge's projection width from
+/// the triangle's normal, whose rounding (in proportion to the two long edges) was far beyond
+/// that edge's slack, and separated the box of B's points from the sliver.
+#[test]
+fn regression_sliver_corner_touches_points() {
+    let soup = |ts: &[[[f64; 3]; 3]]| {
+        let v = ts.iter().flatten().map(|p| Point::new(p[0], p[1], p[2]));
+        let n = ts.len() as u32;
+        TriMesh::new(
+            v.collect(),
+            (0..n).map(|i| [3 * i, 3 * i + 1, 3 * i + 2]).collect(),
+            "soup",
+        )
+        .unwrap()
+    };
+    let a = soup(&[
+        [
+            [0.0; 3],
+            [-9562.4, 69749.27, -9562.4],
+            [0.0, 0.5549218747655686, 0.0],
+        ],
+        [[0.0; 3]; 3],
+        [[0.0, -0.0038887828554701295, 0.0], [0.0; 3], [0.0; 3]],
+    ]);
+    let b = soup(&[
+        [[0.0; 3]; 3],
+        [[0.0; 3]; 3],
+        [[0.0; 3], [0.0; 3], [0.0, -0.015555131421880518, 0.0]],
+    ]);
+    let (rot, pos) = (Matrix3::identity(), Vector::zeros());
+    let truth = brute_force(&a, &b, &rot, &pos);
+    assert_eq!(truth.len(), 9);
+    let (oa, _, _) = trees(&a);
+    let (ob, _, _) = trees(&b);
+    for options in [
+        QueryOptions::default(),
+        QueryOptions::default().leaf_boxes(),
+    ] {
+        let mut r = CollisionReport::default();
+        collide_relative(&oa, &ob, &rot, &pos, &options, &mut r);
+        assert_eq!(sorted(r.contacts), truth, "{options:?}");
+    }
 }
 
 fn traced_counts<B: BoundingVolume>(a: &Bvh<B>, b: &Bvh<B>, pose: &Isometry) {

@@ -260,7 +260,7 @@ proptest! {
         let b_in_a = BoxF { c: rot * b.c + pos, rot: rot * b.rot, h: b.h };
         // B's only box: its centre's distance from B's origin is the reach of B's centres.
         let reach_b = obb_of(&b).center().coords.norm();
-        let q = Obb::prepare(&rot, &pos, 0.0, reach_b, &OverlapOptions { epsilon: 1e-6, sat: if lite { SatMode::Lite } else { SatMode::Full } });
+        let q = Obb::prepare(&rot, &pos, 0.0, reach_b, &OverlapOptions { epsilon: 1e-6, sat: if lite { SatMode::Lite } else { SatMode::Full }, leaf_triangles: false });
         let overlap = Obb::overlaps(&q, &obb_of(&a), &Obb::place(&q, &obb_of(&b)));
         if boxes_intersect(&a, &b_in_a) {
             prop_assert!(overlap, "separated intersecting boxes {:?} {:?}", a, b_in_a);
@@ -292,7 +292,7 @@ proptest! {
         let rot = common::rot_of(&pose);
         let pos = pose.translation.vector;
         let reach_b = obb_of(&b0).center().coords.norm().max(obb_of(&b1).center().coords.norm());
-        let q = Obb::prepare(&rot, &pos, 1e-9, reach_b, &OverlapOptions { epsilon: 1e-6, sat: if lite { SatMode::Lite } else { SatMode::Full } });
+        let q = Obb::prepare(&rot, &pos, 1e-9, reach_b, &OverlapOptions { epsilon: 1e-6, sat: if lite { SatMode::Lite } else { SatMode::Full }, leaf_triangles: false });
         let (a0, a1) = (obb_of(&a0), obb_of(&a1));
         let (b0, b1) = (obb_of(&b0), obb_of(&b1));
         let (p0, p1) = (Obb::place(&q, &b0), Obb::place(&q, &b1));

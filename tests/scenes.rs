@@ -4,7 +4,7 @@
 #![cfg(feature = "paper")]
 
 use obbtree::bv::{Aabb, Obb, Sphere};
-use obbtree::query::SeparationPolicy;
+use obbtree::query::{QueryOptions, SeparationPolicy};
 use obbtree::scenes::{self, SceneError, SceneId, SceneSpec, bench};
 use std::path::{Path, PathBuf};
 
@@ -116,9 +116,21 @@ fn paths_are_continuous_within_the_integrators_bounds() {
 fn replayed_paths_exercise_contacts_as_recorded() {
     for id in SceneId::ALL {
         let scene = scenes::load_scene(&assets(), id).unwrap();
-        let row = bench::bench::<Obb>(&scene, 1, SeparationPolicy::TopDown, &mut |_| {});
+        let row = bench::bench::<Obb>(
+            &scene,
+            1,
+            SeparationPolicy::TopDown,
+            &QueryOptions::default(),
+            &mut |_| {},
+        );
         // From the separation list: the same contacts.
-        let listed = bench::bench::<Obb>(&scene, 1, SeparationPolicy::Deferred, &mut |_| {});
+        let listed = bench::bench::<Obb>(
+            &scene,
+            1,
+            SeparationPolicy::Deferred,
+            &QueryOptions::default(),
+            &mut |_| {},
+        );
         assert_eq!(listed.contacts, row.contacts, "{id}");
         // The replay from the file finds exactly the contacts the simulation found.
         assert_eq!(row.contacts, scene.entry.path.contacts, "{id}");

@@ -95,6 +95,11 @@ pub struct OverlapOptions {
     pub epsilon: Real,
     /// Full SAT or SAT lite.
     pub sat: SatMode,
+    /// Where a leaf of one model meets an internal node of the other, test the leaf's triangle
+    /// against the node's children instead of the leaf's box (OBB trees; the box–triangle
+    /// separating axis test, [`sat::box_triangle`]). The triangle lies in its box, so this
+    /// never tests more pairs and often fewer.
+    pub leaf_triangles: bool,
 }
 
 impl Default for OverlapOptions {
@@ -102,6 +107,7 @@ impl Default for OverlapOptions {
         Self {
             epsilon: 1e-6,
             sat: SatMode::Full,
+            leaf_triangles: true,
         }
     }
 }
@@ -225,6 +231,34 @@ pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
     fn place(query: &Self::Query, b: &Self) -> Self::Placed;
     /// `false` only if `a` (A's frame) and the placed `b` are disjoint.
     fn overlaps(query: &Self::Query, a: &Self, b: &Self::Placed) -> bool;
+    /// Whether a leaf's triangle stands for its volume in the tests of a leaf against the other
+    /// model's internal nodes ([`BoundingVolume::triangle_overlaps_pair`]).
+    const TRIANGLE_TESTS: bool = false;
+    /// Two tests of a leaf's triangle `t` (A's frame) against two volumes of A:
+    /// `[t meets a[0], t meets a[1]]`, `false` only where they are disjoint. Used where
+    /// [`BoundingVolume::TRIANGLE_TESTS`] says so and `t` is usable; other volumes keep this
+    /// default, which proves nothing disjoint.
+    #[inline(always)]
+    fn triangle_overlaps_pair(
+        query: &Self::Query,
+        a: [&Self; 2],
+        t: &sat::box_triangle::LaneTriangle,
+        wide: sat::lanes::Wide,
+    ) -> [bool; 2] {
+        let _ = (query, a, t, wide);
+        [true, true]
+    }
+    /// As [`BoundingVolume::triangle_overlaps_pair`], against two placed volumes of B.
+    #[inline(always)]
+    fn triangle_overlaps_placed_pair(
+        query: &Self::Query,
+        b: [&Self::Placed; 2],
+        t: &sat::box_triangle::LaneTriangle,
+        wide: sat::lanes::Wide,
+    ) -> [bool; 2] {
+        let _ = (query, b, t, wide);
+        [true, true]
+    }
     /// Places two volumes of B at once: `[place(b[0]), place(b[1])]`, exactly (`wide` as for
     /// [`BoundingVolume::overlaps_pair`]).
     #[inline(always)]

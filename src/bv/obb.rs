@@ -7,6 +7,7 @@ use super::fit::{
 use super::hull::hull_covariance;
 use super::least_volume::{Scratch, least_volume_axes, padding};
 use super::sat;
+use super::sat::box_triangle::{BoxLanes, LaneTriangle};
 use super::{
     BoundingVolume, BvKind, CacheLine, Fitted, Group, ObbFit, OverlapOptions, SatMode, store_box,
     v3,
@@ -571,6 +572,46 @@ impl BoundingVolume for Obb {
         };
         let sep =
             sat::separated_f32_pair(wide, [side(0), side(1)], q.epsilon, Self::slack(q), q.lite);
+        [!sep[0], !sep[1]]
+    }
+
+    const TRIANGLE_TESTS: bool = true;
+
+    #[inline(always)]
+    fn triangle_overlaps_pair(
+        q: &ObbQuery,
+        a: [&Obb; 2],
+        t: &LaneTriangle,
+        wide: sat::lanes::Wide,
+    ) -> [bool; 2] {
+        let side = |k: usize| {
+            let f = a[k].floats();
+            BoxLanes {
+                cols: [&f[0..], &f[3..], &f[6..]],
+                half: &f[9..],
+                center: &f[11..],
+            }
+        };
+        let sep = sat::box_triangle::separated_pair(wide, [side(0), side(1)], t, Self::slack(q));
+        [!sep[0], !sep[1]]
+    }
+
+    #[inline(always)]
+    fn triangle_overlaps_placed_pair(
+        q: &ObbQuery,
+        b: [&PlacedObb; 2],
+        t: &LaneTriangle,
+        wide: sat::lanes::Wide,
+    ) -> [bool; 2] {
+        let side = |k: usize| {
+            let b = b[k];
+            BoxLanes {
+                cols: [&b.bt[0], &b.bt[1], &b.bt[2]],
+                half: &b.half,
+                center: &b.center,
+            }
+        };
+        let sep = sat::box_triangle::separated_pair(wide, [side(0), side(1)], t, Self::slack(q));
         [!sep[0], !sep[1]]
     }
 

@@ -30,6 +30,10 @@ pub struct Args {
     /// are not.
     #[arg(long, value_enum, default_value = "deferred")]
     pub start: SeparationPolicy,
+    /// Where a leaf meets an internal node, test the leaf's box (as the paper and RAPID do)
+    /// instead of its triangle (the default for OBB trees).
+    #[arg(long)]
+    pub leaf_boxes: bool,
 }
 
 /// Runs `obbtree bench`.
@@ -48,10 +52,15 @@ pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let every = args.every as usize;
     let bar = progress_bar(scene.path.len().div_ceil(every), "steps");
     let mut tick = |_: usize| bar.inc(1);
+    let options = if args.leaf_boxes {
+        QueryOptions::default().leaf_boxes()
+    } else {
+        QueryOptions::default()
+    };
     let row = match args.bv {
-        BvKind::Obb => bench::bench::<Obb>(&scene, every, args.start, &mut tick),
-        BvKind::Aabb => bench::bench::<Aabb>(&scene, every, args.start, &mut tick),
-        BvKind::Sphere => bench::bench::<Sphere>(&scene, every, args.start, &mut tick),
+        BvKind::Obb => bench::bench::<Obb>(&scene, every, args.start, &options, &mut tick),
+        BvKind::Aabb => bench::bench::<Aabb>(&scene, every, args.start, &options, &mut tick),
+        BvKind::Sphere => bench::bench::<Sphere>(&scene, every, args.start, &options, &mut tick),
     };
     bar.finish_and_clear();
     if args.json {

@@ -33,6 +33,10 @@ pub struct Args {
     /// Test only the 6 face axes (SAT lite, van den Bergen 1998).
     #[arg(long)]
     pub sat_lite: bool,
+    /// Where a leaf meets an internal node, test the leaf's box (as RAPID does) instead of
+    /// its triangle (the default for OBB trees: fewer tests of both kinds).
+    #[arg(long)]
+    pub leaf_boxes: bool,
     /// Split rule of the hierarchy builder.
     #[arg(long, value_enum, default_value = "binned")]
     pub split: SplitRule,
@@ -82,6 +86,7 @@ pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             } else {
                 SatMode::Full
             },
+            leaf_triangles: !args.leaf_boxes,
         },
     };
     match args.bv {

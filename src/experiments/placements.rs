@@ -250,6 +250,7 @@ fn first_contact(sat: SatMode) -> QueryOptions {
             ..OverlapOptions::default()
         },
     }
+    .leaf_boxes()
 }
 
 fn collision_rate(a: &Bvh<Obb>, placements: &[Placement]) -> f64 {

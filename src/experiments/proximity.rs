@@ -139,7 +139,14 @@ fn counts<B: BoundingVolume>(
     pos: &Vector,
 ) -> CollisionReport {
     let mut r = CollisionReport::default();
-    collide_relative(a, b, rot, pos, &QueryOptions::default(), &mut r);
+    collide_relative(
+        a,
+        b,
+        rot,
+        pos,
+        &QueryOptions::default().leaf_boxes(),
+        &mut r,
+    );
     r
 }
 

@@ -180,7 +180,7 @@ fn record(tree: &Bvh<Obb>, steps: usize, step: f64, deg: f64, seed: u64) -> Moti
     let (lo, hi) = tree.mesh().bounds();
     let size = (hi - lo).norm();
     let rotations: Vec<UnitQuaternion> = (0..OBJECTS).map(|_| shoemake(&mut rng)).collect();
-    let options = QueryOptions::first_contact();
+    let options = QueryOptions::first_contact().leaf_boxes();
     let mut r = CollisionReport::default();
     let any_collision = |poses: &[Isometry; OBJECTS], r: &mut CollisionReport| {
         pairs().any(|(i, j)| {
@@ -245,7 +245,7 @@ fn replay<B: BoundingVolume>(
     motion: &Motion,
     policy: SeparationPolicy,
 ) -> Result<Replay, ExperimentError> {
-    let options = QueryOptions::first_contact();
+    let options = QueryOptions::first_contact().leaf_boxes();
     let mut lists: Vec<SeparationList> = (0..36).map(|_| SeparationList::new(policy)).collect();
     let mut r = CollisionReport::default();
     let (mut nv, mut np) = (0u64, 0u64);

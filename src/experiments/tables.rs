@@ -6,7 +6,7 @@ use super::plot::{BarPlot, Plot};
 use super::report::{CsvFile, Figure, Report, Section, Table, thousands};
 use super::{Claim, Experiment, ExperimentError, Progress, Settings};
 use crate::bv::{Aabb, Obb};
-use crate::query::SeparationPolicy;
+use crate::query::{QueryOptions, SeparationPolicy};
 use crate::scenes::bench::{BenchRow, TABLE3_LINES, Table3Row, bench};
 use crate::scenes::{PaperRow, SceneId, SceneSpec, load_scene};
 
@@ -55,12 +55,22 @@ pub(super) fn measure(
         let scene = load_scene(&settings.assets, id)?;
         let n = scene.path.len().div_ceil(every) as u64;
         let stage = format!("paper-tables {}", id.name());
-        let obb = bench::<Obb>(&scene, every, SeparationPolicy::TopDown, &mut |i| {
-            progress(&stage, i as u64, 2 * n)
-        });
-        let aabb = bench::<Aabb>(&scene, every, SeparationPolicy::TopDown, &mut |i| {
-            progress(&stage, n + i as u64, 2 * n)
-        });
+        // Every leaf tested by its box, as the paper's traversal does (and the AABB tree).
+        let options = QueryOptions::default().leaf_boxes();
+        let obb = bench::<Obb>(
+            &scene,
+            every,
+            SeparationPolicy::TopDown,
+            &options,
+            &mut |i| progress(&stage, i as u64, 2 * n),
+        );
+        let aabb = bench::<Aabb>(
+            &scene,
+            every,
+            SeparationPolicy::TopDown,
+            &options,
+            &mut |i| progress(&stage, n + i as u64, 2 * n),
+        );
         if obb.contacts != aabb.contacts {
             return Err(ExperimentError::Inconsistent(format!(
                 "{id}: OBB and AABB trees found {} and {} contacts",

@@ -3,6 +3,7 @@
 use super::{CollisionReport, ContactMode, QueryOptions, tri_tri::triangles_intersect_on};
 use crate::bv::BoundingVolume;
 use crate::bv::OverlapOptions;
+use crate::bv::sat::box_triangle::LaneTriangle;
 use crate::bv::sat::lanes::Wide;
 #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
 use crate::bv::sat::lanes::WideKind;
@@ -220,6 +221,15 @@ pub(super) struct Traversal<'a, B: BoundingVolume, const TRACE: bool, const CUT:
     last_b: (usize, [Point; 3], Plane),
     /// TRACE: the overlapping pairs. CUT: the separation list being built.
     out: &'a mut Vec<(u32, u32)>,
+    /// A leaf's triangle stands for its box against the other model's internal nodes
+    /// ([`crate::bv::OverlapOptions::leaf_triangles`], where the volume type has the test).
+    leaf_triangles: bool,
+    /// A's volume frame's origin, in A's model frame (triangles are tested in the volume frame).
+    origin_a: Vector,
+    /// The leaf slots of A and of B whose triangles were last laid out for box–triangle tests,
+    /// and those triangles (A's volume frame).
+    tri_a: (usize, LaneTriangle),
+    tri_b: (usize, LaneTriangle),
 }
 
 impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B, TRACE, CUT> {
@@ -267,6 +277,31 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
                 Plane::new(&Point::origin(), &Point::origin(), &Point::origin()),
             ),
             out,
+            leaf_triangles: B::TRIANGLE_TESTS && options.overlap.leaf_triangles,
+            origin_a: a.origin(),
+            tri_a: (usize::MAX, LaneTriangle::NONE),
+            tri_b: (usize::MAX, LaneTriangle::NONE),
+        }
+    }
+
+    /// Lays out leaf slot `sa`'s triangle of A for box–triangle tests in `tri_a`, unless it is
+    /// there already.
+    #[inline(always)]
+    fn triangle_a(&mut self, sa: usize) {
+        if self.tri_a.0 != sa {
+            let o = self.origin_a;
+            self.tri_a = (sa, LaneTriangle::new(&self.corners_a[sa].map(|p| p - o)));
+        }
+    }
+
+    /// Lays out leaf slot `sb`'s triangle of B, placed in A's volume frame, for box–triangle
+    /// tests in `tri_b`, unless it is there already.
+    #[inline(always)]
+    fn triangle_b(&mut self, sb: usize) {
+        if self.tri_b.0 != sb {
+            let o = self.origin_a;
+            let t = self.corners_b[sb].map(|x| transform_point(&self.rot_ab, &self.pos_ab, &x) - o);
+            self.tri_b = (sb, LaneTriangle::new(&t));
         }
     }
 
@@ -505,7 +540,18 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
                 // SAFETY: `pair.placed` < `pair.height`: a live box.
                 let pb = unsafe { arena.get_unchecked(pair.placed as usize).assume_init_ref() };
                 let (bl, br) = (&self.na[al].bv, &self.na[ar].bv);
-                hit = B::overlaps_pair(&self.query, [bl, br], [pb, pb], Self::wide::<AVX>());
+                hit = if self.leaf_triangles && node_b.is_leaf() {
+                    // A's children against B's leaf triangle itself (in its box).
+                    self.triangle_b(node_b.leaf_slot());
+                    let tri = &self.tri_b.1;
+                    if tri.usable {
+                        B::triangle_overlaps_pair(&self.query, [bl, br], tri, Self::wide::<AVX>())
+                    } else {
+                        B::overlaps_pair(&self.query, [bl, br], [pb, pb], Self::wide::<AVX>())
+                    }
+                } else {
+                    B::overlaps_pair(&self.query, [bl, br], [pb, pb], Self::wide::<AVX>())
+                };
                 first = Pending {
                     a: al as u32,
                     ..pair
@@ -541,13 +587,35 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
                     &*slot
                 };
                 self.report.bv_tests += 2;
+                let leaf_a = self.leaf_triangles && node_a.is_leaf();
                 let node_a = &node_a.bv;
-                hit = B::overlaps_pair(
-                    &self.query,
-                    [node_a, node_a],
-                    [&placed[0], &placed[1]],
-                    Self::wide::<AVX>(),
-                );
+                hit = if leaf_a {
+                    // B's children against A's leaf triangle itself (in its box).
+                    self.triangle_a(self.na[pair.a as usize].leaf_slot());
+                    let tri = &self.tri_a.1;
+                    if tri.usable {
+                        B::triangle_overlaps_placed_pair(
+                            &self.query,
+                            [&placed[0], &placed[1]],
+                            tri,
+                            Self::wide::<AVX>(),
+                        )
+                    } else {
+                        B::overlaps_pair(
+                            &self.query,
+                            [node_a, node_a],
+                            [&placed[0], &placed[1]],
+                            Self::wide::<AVX>(),
+                        )
+                    }
+                } else {
+                    B::overlaps_pair(
+                        &self.query,
+                        [node_a, node_a],
+                        [&placed[0], &placed[1]],
+                        Self::wide::<AVX>(),
+                    )
+                };
                 let height = pair.height + 2;
                 first = Pending {
                     b: bl as u32,

@@ -12,8 +12,8 @@ use crate::bv::{BoundingVolume, BvKind};
 use crate::bvh::{BuildOptions, Bvh};
 use crate::math::{Isometry, median, timed};
 use crate::query::{
-    CollisionReport, QueryOptions, SeparationList, SeparationPolicy, collide_incremental,
-    collide_into,
+    CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy,
+    collide_incremental, collide_into,
 };
 use serde::Serialize;
 
@@ -63,11 +63,14 @@ pub struct BenchRow {
 /// Builds both `B` trees of `scene` and replays its path (every `every`-th pose; 1 for all),
 /// each query from the root pair ([`SeparationPolicy::TopDown`], as the paper's Table 3) or from
 /// the previous pose's separation list (Li & Chen §4: the same contacts, fewer box tests on a
-/// coherent path); `progress` is called after each replayed pose.
+/// coherent path), with `options` (all contacts: its contact mode is not read; the paper's
+/// Table 3 tests every leaf by its box, [`QueryOptions::leaf_boxes`]); `progress` is called
+/// after each replayed pose.
 pub fn bench<B: BoundingVolume>(
     scene: &Scene,
     every: usize,
     start: SeparationPolicy,
+    options: &QueryOptions,
     progress: &mut dyn FnMut(usize),
 ) -> BenchRow {
     let every = every.max(1);
@@ -75,7 +78,10 @@ pub fn bench<B: BoundingVolume>(
     let (a, build_a) = timed(|| Bvh::<B>::build(scene.environment.clone(), &build));
     let (b, build_b) = timed(|| Bvh::<B>::build(scene.object.clone(), &build));
 
-    let options = QueryOptions::default();
+    let options = QueryOptions {
+        mode: ContactMode::AllContacts,
+        ..*options
+    };
     let mut report = CollisionReport::default();
     let mut times = Vec::with_capacity(scene.path.len());
     let (mut contacts, mut box_tests, mut tri_tests) = (0u64, 0u64, 0u64);

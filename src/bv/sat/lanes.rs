@@ -76,6 +76,18 @@ impl F32x4 {
         // SAFETY: SSE is in the x86-64 baseline.
         F32x4(unsafe { _mm_andnot_ps(_mm_set1_ps(-0.0), self.0) })
     }
+    /// Lane-wise `if a < b { a } else { b }`.
+    #[inline(always)]
+    pub fn min(self, b: Self) -> Self {
+        // SAFETY: SSE is in the x86-64 baseline.
+        F32x4(unsafe { _mm_min_ps(self.0, b.0) })
+    }
+    /// Lane-wise `if a > b { a } else { b }`.
+    #[inline(always)]
+    pub fn max(self, b: Self) -> Self {
+        // SAFETY: SSE is in the x86-64 baseline.
+        F32x4(unsafe { _mm_max_ps(self.0, b.0) })
+    }
     /// Lane-wise `a > b`.
     #[inline(always)]
     pub fn gt(self, b: Self) -> Mask4 {
@@ -197,6 +209,16 @@ impl F32x4 {
     #[inline(always)]
     pub fn abs(self) -> Self {
         F32x4(self.0.map(f32::abs))
+    }
+    /// Lane-wise `if a < b { a } else { b }` (as SSE's `minps`).
+    #[inline(always)]
+    pub fn min(self, b: Self) -> Self {
+        self.zip(b, |x, y| if x < y { x } else { y })
+    }
+    /// Lane-wise `if a > b { a } else { b }` (as SSE's `maxps`).
+    #[inline(always)]
+    pub fn max(self, b: Self) -> Self {
+        self.zip(b, |x, y| if x > y { x } else { y })
     }
     /// Lane-wise `a > b`.
     #[inline(always)]
@@ -322,6 +344,8 @@ pub(crate) trait X8: Copy {
     fn sub(self, b: Self) -> Self;
     fn mul(self, b: Self) -> Self;
     fn abs(self) -> Self;
+    fn min(self, b: Self) -> Self;
+    fn max(self, b: Self) -> Self;
     fn gt(self, b: Self) -> Self::M;
     fn rot1(self) -> Self;
     fn rot2(self) -> Self;
@@ -363,6 +387,14 @@ impl X8 for Halves {
     #[inline(always)]
     fn abs(self) -> Self {
         Halves([self.0[0].abs(), self.0[1].abs()])
+    }
+    #[inline(always)]
+    fn min(self, b: Self) -> Self {
+        Halves([self.0[0].min(b.0[0]), self.0[1].min(b.0[1])])
+    }
+    #[inline(always)]
+    fn max(self, b: Self) -> Self {
+        Halves([self.0[0].max(b.0[0]), self.0[1].max(b.0[1])])
     }
     #[inline(always)]
     fn gt(self, b: Self) -> [Mask4; 2] {
@@ -434,6 +466,14 @@ impl X8 for One {
     #[inline(always)]
     fn abs(self) -> Self {
         One(self.0.abs())
+    }
+    #[inline(always)]
+    fn min(self, b: Self) -> Self {
+        One(self.0.min(b.0))
+    }
+    #[inline(always)]
+    fn max(self, b: Self) -> Self {
+        One(self.0.max(b.0))
     }
     #[inline(always)]
     fn gt(self, b: Self) -> Mask4 {
@@ -515,6 +555,14 @@ impl X8 for Avx8 {
         unsafe { Avx8(_mm256_andnot_ps(_mm256_set1_ps(-0.0), self.0)) }
     }
     #[inline(always)]
+    fn min(self, b: Self) -> Self {
+        unsafe { Avx8(_mm256_min_ps(self.0, b.0)) }
+    }
+    #[inline(always)]
+    fn max(self, b: Self) -> Self {
+        unsafe { Avx8(_mm256_max_ps(self.0, b.0)) }
+    }
+    #[inline(always)]
     fn gt(self, b: Self) -> __m256 {
         unsafe { _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, b.0) }
     }
@@ -592,6 +640,8 @@ mod tests {
         assert_eq!(a.sub(b).to_array(), [-1.0, -4.0, 1.0, -6.0]);
         assert_eq!(a.mul(b).to_array(), [2.0, -4.0, 6.0, -8.0]);
         assert_eq!(a.abs().to_array(), [1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(a.min(b).to_array(), [1.0, -2.0, 2.0, -4.0]);
+        assert_eq!(a.max(b).to_array(), [2.0, 2.0, 3.0, 2.0]);
         assert_eq!(a.rot1().to_array(), [-2.0, 3.0, 1.0, -4.0]);
         assert_eq!(a.rot2().to_array(), [3.0, 1.0, -2.0, -4.0]);
         assert_eq!(a.broadcast::<2>().to_array(), [3.0; 4]);
