@@ -4,6 +4,7 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use obbtree::bv::BoundingVolume;
+use obbtree::bv::sat::box_triangle::LaneTriangle;
 use obbtree::bv::sat::lanes::Wide;
 use obbtree::math::transform_point;
 use obbtree::pose::read_poses;
@@ -53,6 +54,8 @@ enum Split {
 
 struct SplitAt {
     pose: usize,
+    /// B's node of the pair split (its children when B is split).
+    node_b: usize,
     kind: Split,
 }
 
@@ -77,6 +80,7 @@ fn tested_splits(
                 (Some((l, r)), Some(_)) if na.bv.size() >= nb.bv.size() => {
                     out.push(SplitAt {
                         pose: k,
+                        node_b: j,
                         kind: Split::A([l, r], pb),
                     });
                     stack.extend([(l, j), (r, j)]);
@@ -84,6 +88,7 @@ fn tested_splits(
                 (Some((l, r)), None) => {
                     out.push(SplitAt {
                         pose: k,
+                        node_b: j,
                         kind: Split::A([l, r], pb),
                     });
                     stack.extend([(l, j), (r, j)]);
@@ -91,6 +96,7 @@ fn tested_splits(
                 (_, Some((l, r))) => {
                     out.push(SplitAt {
                         pose: k,
+                        node_b: j,
                         kind: Split::B(i, [l, r]),
                     });
                     stack.extend([(i, l), (i, r)]);
@@ -179,6 +185,60 @@ fn costs(c: &mut Criterion) {
                                 Obb::place_pair(q, [&b.nodes()[l].bv, &b.nodes()[r].bv], wide);
                             let na = &a.nodes()[i].bv;
                             Obb::overlaps_pair(q, [na, na], [&pl, &pr], wide)
+                        }
+                    };
+                    n += hit[0] as usize + hit[1] as usize;
+                }
+                black_box(n)
+            })
+        },
+    );
+    // The splits where the node not split is a leaf: the traversal tests the leaf's triangle
+    // against both children (box–triangle, eight lanes), B's children placed as above. The
+    // triangles are laid out beforehand, as the traversal keeps the last one of each model.
+    let origin = a.origin();
+    let triangle_of = |k: usize, node: usize, of_a: bool| {
+        let (rot, pos) = &poses[k];
+        let t = if of_a {
+            mesh.triangle(a.leaf_triangle(node)? as usize)
+        } else {
+            let t = mesh.triangle(b.leaf_triangle(node)? as usize);
+            t.map(|x| transform_point(rot, pos, &x))
+        };
+        Some(LaneTriangle::new(&t.map(|p| p - origin))).filter(|t| t.usable)
+    };
+    let tri_splits: Vec<(usize, &Split, LaneTriangle)> = splits
+        .iter()
+        .filter_map(|s| {
+            let t = match s.kind {
+                Split::A(_, _) => triangle_of(s.pose, s.node_b, false),
+                Split::B(i, _) => triangle_of(s.pose, i, true),
+            };
+            Some((s.pose, &s.kind, t?))
+        })
+        .collect();
+    g.throughput(Throughput::Elements(2 * tri_splits.len() as u64));
+    g.bench_function(
+        format!(
+            "C_v box-triangle paired (a leaf's triangle against both children, {}), per test",
+            wide.name()
+        ),
+        |bench| {
+            bench.iter(|| {
+                let mut n = 0usize;
+                for (k, kind, t) in &tri_splits {
+                    let q = &queries[*k];
+                    let hit = match kind {
+                        Split::A([l, r], _) => Obb::triangle_overlaps_pair(
+                            q,
+                            [&a.nodes()[*l].bv, &a.nodes()[*r].bv],
+                            t,
+                            wide,
+                        ),
+                        Split::B(_, [l, r]) => {
+                            let [pl, pr] =
+                                Obb::place_pair(q, [&b.nodes()[*l].bv, &b.nodes()[*r].bv], wide);
+                            Obb::triangle_overlaps_placed_pair(q, [&pl, &pr], t, wide)
                         }
                     };
                     n += hit[0] as usize + hit[1] as usize;
