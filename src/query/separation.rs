@@ -7,7 +7,7 @@
 //! queries, most of the list stays where it was, so the next query can start from the list
 //! instead of from the root pair and save the volume tests above it.
 
-use super::traverse::Traversal;
+use super::traverse::{Parent, Traversal};
 use super::{CollisionReport, QueryOptions};
 use crate::bv::BoundingVolume;
 use crate::bvh::Bvh;
@@ -218,7 +218,7 @@ pub fn collide_incremental<B: BoundingVolume>(
                         pb
                     }
                 };
-                done = t.pair(na as usize, nb as usize, Some(&pb));
+                done = t.pair(na as usize, nb as usize, Some(&pb), Parent::None);
             }
         }
     }

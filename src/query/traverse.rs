@@ -317,7 +317,7 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
             self.report.bv_tests += 1;
             self.skip(0, 0);
         } else {
-            self.pair(0, 0, None);
+            self.pair(0, 0, None, Parent::None);
         }
     }
 
@@ -331,7 +331,13 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
     /// `pb` is node b already placed in A's frame, if it is. Returns `true` when a
     /// first-contact query is done.
     #[inline(always)]
-    pub(super) fn pair(&mut self, a: usize, b: usize, pb: Option<&B::Placed>) -> bool {
+    pub(super) fn pair(
+        &mut self,
+        a: usize,
+        b: usize,
+        pb: Option<&B::Placed>,
+        parent: Parent,
+    ) -> bool {
         let placed;
         let pb = match pb {
             Some(pb) => pb,
@@ -341,7 +347,7 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
             }
         };
         self.report.bv_tests += 1;
-        if B::overlaps(&self.query, &self.na[a].bv, pb) {
+        if self.overlaps(a, b, pb, parent) {
             self.descend(a, b, pb)
         } else {
             if CUT {
@@ -349,6 +355,40 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
             }
             false
         }
+    }
+
+    /// One volume test of the pair (a, b), `pb` node b placed in A's frame, made as the walk
+    /// makes it: where the pair came from a split of A and B's node is a leaf, B's triangle
+    /// stands for its volume; from a split of B and A's node is a leaf, A's triangle; for a
+    /// pair the query starts from, the triangle of a leaf met with an internal node.
+    #[inline(always)]
+    fn overlaps(&mut self, a: usize, b: usize, pb: &B::Placed, parent: Parent) -> bool {
+        let (leaf_a, leaf_b) = (self.na[a].is_leaf(), self.nb[b].is_leaf());
+        let by_triangle = match parent {
+            Parent::SplitA => leaf_b.then_some(false),
+            Parent::SplitB => leaf_a.then_some(true),
+            Parent::None => (leaf_a != leaf_b).then_some(leaf_a),
+        };
+        let wide = self.wide;
+        match by_triangle {
+            Some(true) if self.leaf_triangles => {
+                self.triangle_a(self.na[a].leaf_slot());
+                if self.tri_a.1.usable {
+                    let t = &self.tri_a.1;
+                    return B::triangle_overlaps_placed_pair(&self.query, [pb, pb], t, wide)[0];
+                }
+            }
+            Some(false) if self.leaf_triangles => {
+                self.triangle_b(self.nb[b].leaf_slot());
+                if self.tri_b.1.usable {
+                    let bv = &self.na[a].bv;
+                    let t = &self.tri_b.1;
+                    return B::triangle_overlaps_pair(&self.query, [bv, bv], t, wide)[0];
+                }
+            }
+            _ => {}
+        }
+        B::overlaps(&self.query, &self.na[a].bv, pb)
     }
 
     /// Expands `frontier` breadth-first (each pair tested once, as [`Traversal::pair`] tests
@@ -360,12 +400,12 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
             let mut grew = false;
             for item in frontier {
                 match item {
-                    Frontier::Pair(x, y) => match self.expand(x, y) {
+                    Frontier::Pair(x, y, parent) => match self.expand(x, y, parent) {
                         Below::Nothing => {}
                         Below::Leaves(sa, sb) => next.push(Frontier::Leaves(sa, sb)),
-                        Below::Pairs(p) => {
+                        Below::Pairs(p, split) => {
                             grew = true;
-                            next.extend(p.map(|(x, y)| Frontier::Pair(x, y)));
+                            next.extend(p.map(|(x, y)| Frontier::Pair(x, y, split)));
                         }
                     },
                     leaves => next.push(leaves),
@@ -382,8 +422,8 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
     /// Traverses one item of [`collide_parallel`]'s frontier.
     fn item(&mut self, item: Frontier) {
         match item {
-            Frontier::Pair(x, y) => {
-                self.pair(x, y, None);
+            Frontier::Pair(x, y, parent) => {
+                self.pair(x, y, None, parent);
             }
             Frontier::Leaves(sa, sb) => {
                 self.leaves(sa, sb);
@@ -394,20 +434,20 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
     /// One volume test of the pair (a, b) and what lies below it, without going there: the
     /// first level of [`Traversal::pair`] (the same test and the same descend rule), for
     /// [`collide_parallel`]'s frontier.
-    fn expand(&mut self, a: usize, b: usize) -> Below {
+    fn expand(&mut self, a: usize, b: usize, parent: Parent) -> Below {
         let pb = self.place(b);
         self.report.bv_tests += 1;
-        if !B::overlaps(&self.query, &self.na[a].bv, &pb) {
+        if !self.overlaps(a, b, &pb, parent) {
             return Below::Nothing;
         }
         let (node_a, node_b) = (&self.na[a], &self.nb[b]);
         match (node_a.children(), node_b.children()) {
             (None, None) => Below::Leaves(node_a.leaf_slot(), node_b.leaf_slot()),
             (Some((al, ar)), Some(_)) if node_a.bv.size() >= node_b.bv.size() => {
-                Below::Pairs([(al, b), (ar, b)])
+                Below::Pairs([(al, b), (ar, b)], Parent::SplitA)
             }
-            (Some((al, ar)), None) => Below::Pairs([(al, b), (ar, b)]),
-            (_, Some((bl, br))) => Below::Pairs([(a, bl), (a, br)]),
+            (Some((al, ar)), None) => Below::Pairs([(al, b), (ar, b)], Parent::SplitA),
+            (_, Some((bl, br))) => Below::Pairs([(a, bl), (a, br)], Parent::SplitB),
         }
     }
 
@@ -823,15 +863,28 @@ enum Below {
     Nothing,
     /// Two leaves: their triangles (leaf slots of A, B) are to be tested.
     Leaves(usize, usize),
-    /// The two child pairs, in the traversal's order.
-    Pairs([(usize, usize); 2]),
+    /// The two child pairs, in the traversal's order, and the node split.
+    Pairs([(usize, usize); 2], Parent),
+}
+
+/// Which node of a pair's parent pair was split to make it (`None` for a pair the query starts
+/// from): it decides, as in the walk, which leaf's triangle stands for its volume
+/// ([`Traversal::overlaps`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Parent {
+    /// The root pair or a pair of a separation list.
+    None,
+    /// A's node was split: B's node, if a leaf, is tested by its triangle.
+    SplitA,
+    /// B's node was split: A's node, if a leaf, is tested by its triangle.
+    SplitB,
 }
 
 /// An item of [`collide_parallel`]'s frontier.
 #[derive(Clone, Copy)]
 enum Frontier {
-    /// A node pair not yet tested.
-    Pair(usize, usize),
+    /// A node pair not yet tested, and how it came about.
+    Pair(usize, usize, Parent),
     /// Two leaves whose volumes overlap (leaf slots of A, B): their triangles are to be tested.
     Leaves(usize, usize),
 }
@@ -874,7 +927,7 @@ pub fn collide_parallel<B: BoundingVolume>(
             t.root();
             return;
         }
-        let mut frontier = t.grow(vec![Frontier::Pair(0, 0)], 16 * threads);
+        let mut frontier = t.grow(vec![Frontier::Pair(0, 0, Parent::None)], 16 * threads);
         // The first subtrees are traversed here until the query has made SEQUENTIAL_BOX_TESTS
         // box tests, so that a small query does not pay for handing work to other threads.
         let mut done = 0;
