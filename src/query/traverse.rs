@@ -511,7 +511,8 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
     /// The walk below the overlapping pair (a, b), depth first through the recursion tree
     /// (an explicit stack, no recursion): a pair of leaves is a triangle test; otherwise the
     /// descend rule picks the node to split and both child pairs are tested together
-    /// ([`BoundingVolume::overlaps_pair`]); the walk goes on with the first child pair if it
+    /// ([`BoundingVolume::overlaps_pair`]; where the node not split is a leaf, its triangle
+    /// stands for its volume, [`BoundingVolume::triangle_overlaps_pair`]); the walk goes on with the first child pair if it
     /// overlaps (first contact: of two overlapping ones, the nearer) while the second waits on
     /// `stack` with its test's result, looked at only when it is taken up again: a branch on a
     /// result long known, as a recursion's branch after its first call returns. (Pushing only the
@@ -580,15 +581,18 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
                 // SAFETY: `pair.placed` < `pair.height`: a live box.
                 let pb = unsafe { arena.get_unchecked(pair.placed as usize).assume_init_ref() };
                 let (bl, br) = (&self.na[al].bv, &self.na[ar].bv);
-                hit = if self.leaf_triangles && node_b.is_leaf() {
-                    // A's children against B's leaf triangle itself (in its box).
+                // Where B's node is a leaf, its triangle (in its box) stands for it.
+                let by_triangle = self.leaf_triangles && node_b.is_leaf() && {
                     self.triangle_b(node_b.leaf_slot());
-                    let tri = &self.tri_b.1;
-                    if tri.usable {
-                        B::triangle_overlaps_pair(&self.query, [bl, br], tri, Self::wide::<AVX>())
-                    } else {
-                        B::overlaps_pair(&self.query, [bl, br], [pb, pb], Self::wide::<AVX>())
-                    }
+                    self.tri_b.1.usable
+                };
+                hit = if by_triangle {
+                    B::triangle_overlaps_pair(
+                        &self.query,
+                        [bl, br],
+                        &self.tri_b.1,
+                        Self::wide::<AVX>(),
+                    )
                 } else {
                     B::overlaps_pair(&self.query, [bl, br], [pb, pb], Self::wide::<AVX>())
                 };
@@ -627,27 +631,19 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
                     &*slot
                 };
                 self.report.bv_tests += 2;
-                let leaf_a = self.leaf_triangles && node_a.is_leaf();
+                // Where A's node is a leaf, its triangle (in its box) stands for it.
+                let by_triangle = self.leaf_triangles && node_a.is_leaf() && {
+                    self.triangle_a(node_a.leaf_slot());
+                    self.tri_a.1.usable
+                };
                 let node_a = &node_a.bv;
-                hit = if leaf_a {
-                    // B's children against A's leaf triangle itself (in its box).
-                    self.triangle_a(self.na[pair.a as usize].leaf_slot());
-                    let tri = &self.tri_a.1;
-                    if tri.usable {
-                        B::triangle_overlaps_placed_pair(
-                            &self.query,
-                            [&placed[0], &placed[1]],
-                            tri,
-                            Self::wide::<AVX>(),
-                        )
-                    } else {
-                        B::overlaps_pair(
-                            &self.query,
-                            [node_a, node_a],
-                            [&placed[0], &placed[1]],
-                            Self::wide::<AVX>(),
-                        )
-                    }
+                hit = if by_triangle {
+                    B::triangle_overlaps_placed_pair(
+                        &self.query,
+                        [&placed[0], &placed[1]],
+                        &self.tri_a.1,
+                        Self::wide::<AVX>(),
+                    )
                 } else {
                     B::overlaps_pair(
                         &self.query,

@@ -424,11 +424,11 @@ mod tests {
             ..ProptestConfig::default()
         })]
 
-        /// A box through a point of the triangle (the point exactly on one of its faces,
-        /// rounded outward) is never separated from it, at any orientation, offset and scale,
-        /// slivers and short edges included;
-        /// and a box well clear of the triangle's bounding sphere always is (one of the 13
-        /// axes separates two convex sets that far apart).
+        /// A box through a point of the triangle (a corner, on an edge or inside; the point
+        /// exactly on one of the box's faces, rounded outward; the box sometimes flat or a
+        /// point) is never separated from it, at any orientation, offset and scale, slivers
+        /// and short edges included; and a box well clear of the triangle's bounding sphere
+        /// always is (one of the 13 axes separates two convex sets that far apart).
         #[test]
         fn never_separates_a_box_through_the_triangle(
             corners in prop::array::uniform3(prop::array::uniform3(-1.0f64..1.0)),
