@@ -1054,7 +1054,7 @@ mod tests {
         } else {
             let pb = t.place(0);
             t.report.bv_tests += 1;
-            if B::overlaps(&t.query, &t.na[0].bv, &pb) {
+            if t.overlaps(0, 0, &pb, Parent::None) {
                 let (stack_len, arena_len) = walk_bounds(t.depth_a, t.depth_b);
                 let mut stack = Vec::<Pending>::with_capacity(stack_len);
                 let mut arena = Vec::<B::Placed>::with_capacity(arena_len);
