@@ -327,9 +327,9 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
         B::place(&self.query, &self.nb[b].bv)
     }
 
-    /// Tests the pair (a, b) (one volume test) and continues below it if the volumes overlap;
-    /// `pb` is node b already placed in A's frame, if it is. Returns `true` when a
-    /// first-contact query is done.
+    /// Tests the pair (a, b) (one volume test, [`Traversal::overlaps`]: `parent` says how the
+    /// pair came about) and continues below it if the volumes overlap; `pb` is node b already
+    /// placed in A's frame, if it is. Returns `true` when a first-contact query is done.
     #[inline(always)]
     pub(super) fn pair(
         &mut self,
