@@ -144,6 +144,18 @@ impl Obb {
         unsafe { &*(self as *const Obb as *const [f32; 15]) }
     }
 
+    /// The box as the box–triangle test reads it: the axes coordinate by coordinate, the half
+    /// extents, the centre in lanes 1–3 (read with the last half extent in lane 0).
+    #[inline(always)]
+    fn lanes(&self) -> BoxLanes<'_> {
+        let f = self.floats();
+        BoxLanes {
+            cols: [&f[0..], &f[3..], &f[6..]],
+            half: &f[9..],
+            center: &f[11..],
+        }
+    }
+
     /// The three axes in the model frame, as the tests use them.
     #[inline(always)]
     pub fn axes(&self) -> [Vector; 3] {
@@ -426,6 +438,19 @@ pub struct PlacedObb {
     half: [f32; 4],
 }
 
+impl PlacedObb {
+    /// The placed box as the box–triangle test reads it (its transposed axes are the axes
+    /// coordinate by coordinate).
+    #[inline(always)]
+    fn lanes(&self) -> BoxLanes<'_> {
+        BoxLanes {
+            cols: [&self.bt[0], &self.bt[1], &self.bt[2]],
+            half: &self.half,
+            center: &self.center,
+        }
+    }
+}
+
 /// Per-query constants of OBB tests.
 #[derive(Clone, Copy, Debug)]
 pub struct ObbQuery {
@@ -584,15 +609,8 @@ impl BoundingVolume for Obb {
         t: &LaneTriangle,
         wide: sat::lanes::Wide,
     ) -> [bool; 2] {
-        let side = |k: usize| {
-            let f = a[k].floats();
-            BoxLanes {
-                cols: [&f[0..], &f[3..], &f[6..]],
-                half: &f[9..],
-                center: &f[11..],
-            }
-        };
-        let sep = sat::box_triangle::separated_pair(wide, [side(0), side(1)], t, Self::slack(q));
+        let boxes = [a[0].lanes(), a[1].lanes()];
+        let sep = sat::box_triangle::separated_pair(wide, boxes, t, Self::slack(q));
         [!sep[0], !sep[1]]
     }
 
@@ -603,15 +621,8 @@ impl BoundingVolume for Obb {
         t: &LaneTriangle,
         wide: sat::lanes::Wide,
     ) -> [bool; 2] {
-        let side = |k: usize| {
-            let b = b[k];
-            BoxLanes {
-                cols: [&b.bt[0], &b.bt[1], &b.bt[2]],
-                half: &b.half,
-                center: &b.center,
-            }
-        };
-        let sep = sat::box_triangle::separated_pair(wide, [side(0), side(1)], t, Self::slack(q));
+        let boxes = [b[0].lanes(), b[1].lanes()];
+        let sep = sat::box_triangle::separated_pair(wide, boxes, t, Self::slack(q));
         [!sep[0], !sep[1]]
     }
 

@@ -284,25 +284,36 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
         }
     }
 
-    /// Lays out leaf slot `sa`'s triangle of A for box–triangle tests in `tri_a`, unless it is
-    /// there already.
+    /// Whether `node` of A is a leaf whose triangle stands for its volume (the option is on,
+    /// the volume type has the test, and single precision carries it); the triangle is then
+    /// laid out in `tri_a` (kept for the next test while it is the same leaf).
     #[inline(always)]
-    fn triangle_a(&mut self, sa: usize) {
+    fn triangle_a(&mut self, node: &Node<B>) -> bool {
+        if !(self.leaf_triangles && node.is_leaf()) {
+            return false;
+        }
+        let sa = node.leaf_slot();
         if self.tri_a.0 != sa {
             let o = self.origin_a;
             self.tri_a = (sa, LaneTriangle::new(&self.corners_a[sa].map(|p| p - o)));
         }
+        self.tri_a.1.usable
     }
 
-    /// Lays out leaf slot `sb`'s triangle of B, placed in A's volume frame, for box–triangle
-    /// tests in `tri_b`, unless it is there already.
+    /// As [`Traversal::triangle_a`] for a `node` of B, its triangle placed in A's volume frame
+    /// in `tri_b`.
     #[inline(always)]
-    fn triangle_b(&mut self, sb: usize) {
+    fn triangle_b(&mut self, node: &Node<B>) -> bool {
+        if !(self.leaf_triangles && node.is_leaf()) {
+            return false;
+        }
+        let sb = node.leaf_slot();
         if self.tri_b.0 != sb {
             let o = self.origin_a;
             let t = self.corners_b[sb].map(|x| transform_point(&self.rot_ab, &self.pos_ab, &x) - o);
             self.tri_b = (sb, LaneTriangle::new(&t));
         }
+        self.tri_b.1.usable
     }
 
     /// Whether the models are too far apart for single-precision volume tests (and disjoint).
@@ -363,32 +374,26 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
     /// pair the query starts from, the triangle of a leaf met with an internal node.
     #[inline(always)]
     fn overlaps(&mut self, a: usize, b: usize, pb: &B::Placed, parent: Parent) -> bool {
-        let (leaf_a, leaf_b) = (self.na[a].is_leaf(), self.nb[b].is_leaf());
-        let by_triangle = match parent {
-            Parent::SplitA => leaf_b.then_some(false),
-            Parent::SplitB => leaf_a.then_some(true),
+        let (na, nb) = (self.na, self.nb);
+        let (leaf_a, leaf_b) = (na[a].is_leaf(), nb[b].is_leaf());
+        let by_triangle_of_a = match parent {
+            Parent::SplitA => Some(false),
+            Parent::SplitB => Some(true),
             Parent::None => (leaf_a != leaf_b).then_some(leaf_a),
         };
         let wide = self.wide;
-        match by_triangle {
-            Some(true) if self.leaf_triangles => {
-                self.triangle_a(self.na[a].leaf_slot());
-                if self.tri_a.1.usable {
-                    let t = &self.tri_a.1;
-                    return B::triangle_overlaps_placed_pair(&self.query, [pb, pb], t, wide)[0];
-                }
+        match by_triangle_of_a {
+            Some(true) if self.triangle_a(&na[a]) => {
+                let t = &self.tri_a.1;
+                B::triangle_overlaps_placed_pair(&self.query, [pb, pb], t, wide)[0]
             }
-            Some(false) if self.leaf_triangles => {
-                self.triangle_b(self.nb[b].leaf_slot());
-                if self.tri_b.1.usable {
-                    let bv = &self.na[a].bv;
-                    let t = &self.tri_b.1;
-                    return B::triangle_overlaps_pair(&self.query, [bv, bv], t, wide)[0];
-                }
+            Some(false) if self.triangle_b(&nb[b]) => {
+                let bv = &self.na[a].bv;
+                let t = &self.tri_b.1;
+                B::triangle_overlaps_pair(&self.query, [bv, bv], t, wide)[0]
             }
-            _ => {}
+            _ => B::overlaps(&self.query, &self.na[a].bv, pb),
         }
-        B::overlaps(&self.query, &self.na[a].bv, pb)
     }
 
     /// Expands `frontier` breadth-first (each pair tested once, as [`Traversal::pair`] tests
@@ -582,11 +587,7 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
                 let pb = unsafe { arena.get_unchecked(pair.placed as usize).assume_init_ref() };
                 let (bl, br) = (&self.na[al].bv, &self.na[ar].bv);
                 // Where B's node is a leaf, its triangle (in its box) stands for it.
-                let by_triangle = self.leaf_triangles && node_b.is_leaf() && {
-                    self.triangle_b(node_b.leaf_slot());
-                    self.tri_b.1.usable
-                };
-                hit = if by_triangle {
+                hit = if self.triangle_b(node_b) {
                     B::triangle_overlaps_pair(
                         &self.query,
                         [bl, br],
@@ -632,10 +633,7 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
                 };
                 self.report.bv_tests += 2;
                 // Where A's node is a leaf, its triangle (in its box) stands for it.
-                let by_triangle = self.leaf_triangles && node_a.is_leaf() && {
-                    self.triangle_a(node_a.leaf_slot());
-                    self.tri_a.1.usable
-                };
+                let by_triangle = self.triangle_a(node_a);
                 let node_a = &node_a.bv;
                 hit = if by_triangle {
                     B::triangle_overlaps_placed_pair(
