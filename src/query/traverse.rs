@@ -501,16 +501,19 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
         stack: &mut [MaybeUninit<Pending>],
         arena: &mut [MaybeUninit<B::Placed>],
     ) -> bool {
+        // B's placed box at the bottom of the arena, copied here rather than in the walk: see
+        // `walk_avx512`.
+        arena[0].write(*pb);
         #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
         if self.wide.0 == WideKind::Avx2 {
-            if avx512vl() {
+            if B::KIND == crate::bv::BvKind::Obb && avx512vl() {
                 // SAFETY: AVX2 (`wide`, from `Wide::detect`) and AVX-512F/VL were detected.
-                return unsafe { walk_avx512(self, a, b, pb, stack, arena) };
+                return unsafe { walk_avx512(self, a, b, stack, arena) };
             }
             // SAFETY: `wide` says AVX2 only where the CPU has it (`Wide::detect`).
-            return unsafe { walk_avx2(self, a, b, pb, stack, arena) };
+            return unsafe { walk_avx2(self, a, b, stack, arena) };
         }
-        self.walk::<false>(a, b, pb, stack, arena)
+        self.walk::<false>(a, b, stack, arena)
     }
 
     /// The walk below the overlapping pair (a, b), depth first through the recursion tree
@@ -534,11 +537,9 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
         &mut self,
         a: usize,
         b: usize,
-        pb: &B::Placed,
         stack: &mut [MaybeUninit<Pending>],
         arena: &mut [MaybeUninit<B::Placed>],
     ) -> bool {
-        arena[0].write(*pb);
         let mut pair = Pending {
             a: a as u32,
             b: b as u32,
@@ -624,11 +625,14 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
                 // SAFETY: `slot` is two consecutive items, as `[B::Placed; 2]` is laid out.
                 let placed = unsafe {
                     let slot = slot.as_mut_ptr() as *mut [B::Placed; 2];
-                    slot.write(B::place_pair(
-                        &self.query,
-                        [&self.nb[bl].bv, &self.nb[br].bv],
-                        Self::wide::<AVX>(),
-                    ));
+                    write_unmerged(
+                        slot,
+                        B::place_pair(
+                            &self.query,
+                            [&self.nb[bl].bv, &self.nb[br].bv],
+                            Self::wide::<AVX>(),
+                        ),
+                    );
                     &*slot
                 };
                 self.report.bv_tests += 2;
@@ -735,8 +739,10 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
     }
 
     /// The triangle test of leaf slots `sa` (of A) and `sb` (of B); a contact is reported by
-    /// the triangles' indices in the meshes.
-    #[inline(always)]
+    /// the triangles' indices in the meshes. Not inlined: compiled once for any CPU, so that
+    /// its double-precision code is not widened to 512-bit registers in [`walk_avx512`] (see
+    /// there); a triangle test comes once in tens of box tests, and its call costs little.
+    #[inline(never)]
     fn leaves(&mut self, sa: usize, sb: usize) -> bool {
         self.report.tri_tests += 1;
         let p = self.corners_a[sa];
@@ -789,29 +795,65 @@ fn walk_avx2<B: BoundingVolume, const TRACE: bool, const CUT: bool>(
     t: &mut Traversal<'_, B, TRACE, CUT>,
     a: usize,
     b: usize,
-    pb: &B::Placed,
     stack: &mut [MaybeUninit<Pending>],
     arena: &mut [MaybeUninit<B::Placed>],
 ) -> bool {
-    t.walk::<true>(a, b, pb, stack, arena)
+    t.walk::<true>(a, b, stack, arena)
 }
 
 /// The walk compiled for AVX2 with AVX-512F and VL: the same 8-lane (256-bit) operations, with
 /// the 32 vector registers AVX-512VL gives 256-bit code instead of AVX2's 16, so that fewer of
 /// the paired test's values go to the stack and back (0–6% less time per query on the
-/// benchmark cases, the teapot the same; the same bits: no operation changes, and no fused
-/// multiply-add). Not 512-bit operations: see [`walk_avx2`]'s callers and the README.
+/// benchmark cases on AMD Zen 4, the teapot the same; the same bits: no operation changes, and
+/// no fused multiply-add). Not 512-bit operations: see [`walk_avx2`]'s callers and the README.
+/// OBB trees only: AABB and sphere trees take [`walk_avx2`].
+///
+/// Nor 512-bit registers (zmm) at all. Given AVX-512F, the compiler joins adjacent 16- and
+/// 32-byte stores and copies into 64-byte ones and widens double-precision code to 512 bits.
+/// On Intel's Skylake-SP and Cascade Lake a 512-bit instruction, even a move, shuts the vector
+/// unit of port 1 while it is in flight and can lower the core's clock: there this walk, with
+/// such moves where it wrote B's placed boxes, copied B's root box and inlined the triangle
+/// test, took 6–14% more time per query than [`walk_avx2`]. So B's root box is copied by the
+/// caller ([`Traversal::walk_on`]), the placed boxes are written in 16-byte stores the compiler
+/// may not merge ([`write_unmerged`]), the triangle test ([`Traversal::leaves`]) is compiled
+/// once for any CPU and called, and AABB and sphere trees (whose double-precision box tests
+/// the compiler widens to 512 bits) keep the AVX2 walk. Without them, on Cascade Lake, 8–15%
+/// less time per query than with them on every benchmark case, in both modes.
 #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
 #[target_feature(enable = "avx2,avx512f,avx512vl")]
 fn walk_avx512<B: BoundingVolume, const TRACE: bool, const CUT: bool>(
     t: &mut Traversal<'_, B, TRACE, CUT>,
     a: usize,
     b: usize,
-    pb: &B::Placed,
     stack: &mut [MaybeUninit<Pending>],
     arena: &mut [MaybeUninit<B::Placed>],
 ) -> bool {
-    t.walk::<true>(a, b, pb, stack, arena)
+    t.walk::<true>(a, b, stack, arena)
+}
+
+/// Writes `value` to `dst` as 16-byte stores the compiler may not merge into wider ones
+/// (volatile), where `T`'s size is a multiple of 16 bytes and its alignment at least 16; else
+/// as one write. In [`walk_avx512`] the compiler would otherwise join the placed boxes' 16-byte
+/// stores into 64-byte (zmm) stores: see there.
+///
+/// # Safety
+/// `dst` is valid for writes of a `T` and aligned.
+#[inline(always)]
+unsafe fn write_unmerged<T: Copy>(dst: *mut T, value: T) {
+    #[cfg(target_arch = "x86_64")]
+    if size_of::<T>().is_multiple_of(16) && align_of::<T>() >= 16 {
+        use std::arch::x86_64::__m128;
+        let src = &value as *const T as *const __m128;
+        let dst = dst as *mut __m128;
+        for k in 0..size_of::<T>() / 16 {
+            // SAFETY: both hold `size_of::<T>() / 16` aligned 16-byte parts (the caller's
+            // `dst`, and `value` on the stack or in registers); `__m128` has no invalid bits.
+            unsafe { std::ptr::write_volatile(dst.add(k), src.add(k).read()) };
+        }
+        return;
+    }
+    // SAFETY: the caller's.
+    unsafe { dst.write(value) }
 }
 
 /// Whether this CPU has AVX-512F and AVX-512VL (the detection is cached by the standard
@@ -1058,15 +1100,18 @@ mod tests {
                 let mut arena = Vec::<B::Placed>::with_capacity(arena_len);
                 let stack = &mut stack.spare_capacity_mut()[..stack_len];
                 let arena = &mut arena.spare_capacity_mut()[..arena_len];
+                if !matches!(compiled, Compiled::Picked) {
+                    arena[0].write(pb);
+                }
                 match compiled {
                     Compiled::Picked => t.walk_on(0, 0, &pb, stack, arena),
-                    Compiled::Any => t.walk::<false>(0, 0, &pb, stack, arena),
+                    Compiled::Any => t.walk::<false>(0, 0, stack, arena),
                     // SAFETY: listed by `compilations` only where detected.
                     #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
-                    Compiled::Avx2 => unsafe { walk_avx2(&mut t, 0, 0, &pb, stack, arena) },
+                    Compiled::Avx2 => unsafe { walk_avx2(&mut t, 0, 0, stack, arena) },
                     // SAFETY: as above.
                     #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
-                    Compiled::Avx512 => unsafe { walk_avx512(&mut t, 0, 0, &pb, stack, arena) },
+                    Compiled::Avx512 => unsafe { walk_avx512(&mut t, 0, 0, stack, arena) },
                 };
             } else {
                 t.skip(0, 0);
