@@ -813,12 +813,16 @@ fn walk_avx2<B: BoundingVolume, const TRACE: bool, const CUT: bool>(
 /// On Intel's Skylake-SP and Cascade Lake a 512-bit instruction, even a move, shuts the vector
 /// unit of port 1 while it is in flight and can lower the core's clock: there this walk, with
 /// such moves where it wrote B's placed boxes, copied B's root box and inlined the triangle
-/// test, took 6–14% more time per query than [`walk_avx2`]. So B's root box is copied by the
-/// caller ([`Traversal::walk_on`]), the placed boxes are written in 16-byte stores the compiler
-/// may not merge ([`write_unmerged`]), the triangle test ([`Traversal::leaves`]) is compiled
-/// once for any CPU and called, and AABB and sphere trees (whose double-precision box tests
-/// the compiler widens to 512 bits) keep the AVX2 walk. Without them, on Cascade Lake, 8–15%
-/// less time per query than with them on every benchmark case, in both modes.
+/// test, took 9–17% more time per query than [`walk_avx2`] (fastest of 5 interleaved runs,
+/// four benchmark cases). So B's root box is copied by the caller ([`Traversal::walk_on`]),
+/// the placed boxes are written in 16-byte stores the compiler may not merge
+/// ([`write_unmerged`]), the triangle test ([`Traversal::leaves`]) is compiled once for any CPU
+/// and called, and AABB and sphere trees (whose double-precision box tests the compiler widens
+/// to 512 bits) keep the AVX2 walk. The OBB walk then has no zmm register in its disassembly,
+/// as LLVM's `prefer-256-bit` tuning would give it; built with that tuning (a compiler flag,
+/// not kept: rustc warns it is unknown), the walk took 8–15% less time per query on Cascade
+/// Lake on six of the seven benchmark cases in all-contacts mode and on all five in first
+/// contact.
 #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
 #[target_feature(enable = "avx2,avx512f,avx512vl")]
 fn walk_avx512<B: BoundingVolume, const TRACE: bool, const CUT: bool>(
