@@ -531,7 +531,8 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
     ///
     /// `stack` and `arena` hold at least [`walk_bounds`] items: the stack holds a pending pair
     /// for each split above the current pair, the arena two boxes for each split of B above it
-    /// and the one it started with.
+    /// and the one it started with, B's node `b` placed in A's frame, which the caller writes
+    /// to `arena[0]` (not the walk: see [`walk_avx512`]).
     #[inline(always)]
     fn walk<const AVX: bool>(
         &mut self,
