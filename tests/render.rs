@@ -1,5 +1,5 @@
 //! A real render of each scene under Xvfb with Mesa's software Vulkan (lavapipe): `obbtree view
-//! --scene S --screenshot out.png --frames 60` must save a PNG that is not blank, shows the
+//! --scene S --screenshot out.png --frames 15` must save a PNG that is not blank, shows the
 //! contact highlight colour where the scene has contacts, shows the intersection curve's colour
 //! where the library's contacts project on the image (through the camera the app reports), and
 //! shows the UI panel. This test fails (it does not skip) when the machine cannot render: CI
@@ -16,7 +16,12 @@ use obbtree::scenes::{self, SceneId};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The step each scene's screenshot starts at: 60 steps (the frames the app renders before the
+/// Frames the app renders (one path step each) before it takes the screenshot. Under lavapipe
+/// on 2 cores a frame takes 1.4-1.8 s; the capture itself waits, past these, until the render
+/// pipelines are compiled, so more frames only cost CI time.
+const FRAMES: usize = 15;
+
+/// The step each scene's screenshot starts at: `FRAMES` steps (the frames the app renders before the
 /// screenshot, one step each) before the middle of the first stretch of steps with contacts at
 /// every step (by the library's query along the recorded path) in the resting part of the
 /// path: 11 steps long, 3 for the torpedo, which bounces on its rollers (its contacts come and
@@ -36,7 +41,7 @@ fn start_step(id: SceneId) -> usize {
             collide(&env, &Isometry::identity(), &obj, &pose.pose_ab, &first).colliding();
         run = if touching { run + 1 } else { 0 };
         if run == need {
-            return step - need / 2 - 60;
+            return step - need / 2 - FRAMES;
         }
     }
     panic!("{id}: no {need} steps in a row with contacts on the path");
@@ -47,7 +52,13 @@ fn render(id: SceneId, step: usize, out: &Path) -> String {
     let output = Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1280x720x24"])
         .arg(exe)
-        .args(["view", "--scene", id.name(), "--frames", "60"])
+        .args([
+            "view",
+            "--scene",
+            id.name(),
+            "--frames",
+            &FRAMES.to_string(),
+        ])
         .args(["--step", &step.to_string()])
         .arg("--screenshot")
         .arg(out)

@@ -40,7 +40,8 @@ struct Capture {
     started: Instant,
     waited: u32,
     shown: String,
-    /// Consecutive frames, up to now, in which the renderer had no pipeline left to compile.
+    /// Consecutive frames, since the motion was held at the captured step, in which the renderer
+    /// had no pipeline left to compile.
     ready_frames: u32,
 }
 
@@ -56,7 +57,8 @@ struct Capture {
 #[derive(Resource, Default)]
 struct PipelinesReady(bool);
 
-/// Frames with every pipeline ready before the capture (the render runs a frame or two behind).
+/// Frames held at the captured step with every pipeline ready before the capture (the render
+/// runs a frame or two behind).
 const READY_FRAMES: u32 = 3;
 /// At most this many frames are waited for that (a pipeline whose shader never loads would
 /// stay waiting): then the capture goes ahead.
@@ -121,7 +123,15 @@ fn drive_capture(
     }
     if !capture.requested {
         capture.rendered += 1;
-        capture.ready_frames = if ready.0 { capture.ready_frames + 1 } else { 0 };
+        // Only frames held at the captured step count: a pipeline that step is first to ask
+        // for (the contact curve's, when the first contact is on that step) shows up as
+        // waiting a frame or two later, after frames that were ready without it.
+        let held_step = capture.rendered > capture.frames;
+        capture.ready_frames = if ready.0 && held_step {
+            capture.ready_frames + 1
+        } else {
+            0
+        };
         if capture.rendered >= capture.frames {
             // Hold the motion still from here: the capture shows this step, once every pipeline
             // it needs has compiled.
@@ -130,7 +140,7 @@ fn drive_capture(
             if capture.ready_frames < READY_FRAMES && held < MAX_HELD_FRAMES {
                 return;
             }
-            if held > 0 {
+            if held > READY_FRAMES {
                 info!("held the capture {held} frames for render pipelines to compile");
             }
             let path = capture.path.clone();

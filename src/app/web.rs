@@ -51,7 +51,7 @@ fn title_line(
 ) {
     let (overlay, boxes, compare, comparison) = views;
     *frames += 1;
-    if *frames % 10 != 0 {
+    if !(*frames).is_multiple_of(10) {
         return;
     }
     let line = match (&scene, &status.loading, &status.error) {
