@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Frames the app renders (one path step each) before it takes the screenshot. Under lavapipe
-/// on 2 cores a frame takes 1.4-1.8 s; the capture itself waits, past these, until the render
+/// on 2 cores a frame takes 0.5-4 s; the capture itself waits, past these, until the render
 /// pipelines are compiled, so more frames only cost CI time.
 const FRAMES: usize = 15;
 
