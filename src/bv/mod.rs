@@ -285,6 +285,24 @@ pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
             Self::overlaps(query, a[1], b[1]),
         ]
     }
+    /// Up to [`sat::batch::BATCH`] tests at once, of independent pairs: bit `k` of the result is
+    /// `overlaps(query, a[k], &place(query, b[k]))`, exactly (`b[k]` a volume of B in B's frame).
+    /// For the pairs of a separation list (Li & Chen §4), tested before the query descends from
+    /// any of them. OBBs run the eight tests in eight lanes, one pair per lane
+    /// ([`sat::batch`]); other volumes test one after the other.
+    fn overlaps_batch(
+        query: &Self::Query,
+        a: &[&Self; sat::batch::BATCH],
+        b: &[&Self; sat::batch::BATCH],
+        wide: sat::lanes::Wide,
+    ) -> u8 {
+        let _ = wide;
+        let mut bits = 0;
+        for k in 0..sat::batch::BATCH {
+            bits |= u8::from(Self::overlaps(query, a[k], &Self::place(query, b[k]))) << k;
+        }
+        bits
+    }
     /// The squared distance between the centres of `a` and of the placed `b` (A's frame; model
     /// units squared).
     fn center_distance2(a: &Self, b: &Self::Placed) -> Real;

@@ -578,6 +578,23 @@ impl BoundingVolume for Obb {
         )
     }
 
+    #[inline]
+    fn overlaps_batch(
+        q: &ObbQuery,
+        a: &[&Obb; sat::batch::BATCH],
+        b: &[&Obb; sat::batch::BATCH],
+        wide: sat::lanes::Wide,
+    ) -> u8 {
+        let batch = sat::batch::BatchQuery {
+            rot_cols: q.rot_cols,
+            pos: q.pos,
+            eps: q.epsilon,
+            slack: Self::slack(q),
+            lite: q.lite,
+        };
+        !sat::batch::separated_batch(wide, &batch, &a.map(Obb::floats), &b.map(Obb::floats))
+    }
+
     #[inline(always)]
     fn overlaps_pair(
         q: &ObbQuery,

@@ -10,6 +10,7 @@
 use super::traverse::{Parent, Traversal};
 use super::{CollisionReport, QueryOptions};
 use crate::bv::BoundingVolume;
+use crate::bv::sat::batch::BATCH;
 use crate::bvh::Bvh;
 use crate::math::{Matrix3, Vector};
 
@@ -201,24 +202,59 @@ pub fn collide_incremental<B: BoundingVolume>(
         if rebuild || t.far() {
             t.root();
         } else {
-            // Consecutive separation nodes often share B's node (the traversal splits A under a
-            // fixed B node): place it in A's frame once per run.
+            // The list's pairs are independent: the volume tests of eight pairs run at once
+            // ([`BoundingVolume::overlaps_batch`]), then the pairs up to the last of them are
+            // taken up in list order, each as the pair test would take it (the same counts,
+            // contacts and new list). A pair tested by a leaf's triangle is tested on its own,
+            // B's node placed once for a run of such pairs that share it.
+            let pairs = &list.pairs;
             let mut placed: Option<(u32, B::Placed)> = None;
             let mut done = false;
-            for &(na, nb) in &list.pairs {
+            let mut i = 0;
+            while i < pairs.len() {
                 if done {
-                    t.skip(na as usize, nb as usize);
-                    continue;
-                }
-                let pb = match placed {
-                    Some((cached, pb)) if cached == nb => pb,
-                    _ => {
-                        let pb = t.place(nb as usize);
-                        placed = Some((nb, pb));
-                        pb
+                    for &(na, nb) in &pairs[i..] {
+                        t.skip(na as usize, nb as usize);
                     }
+                    break;
+                }
+                // The next (up to) eight pairs tested as two volumes, and where they are.
+                let mut batch = [(0u32, 0u32); BATCH];
+                let mut at = [usize::MAX; BATCH];
+                let (mut n, mut end) = (0, i);
+                while end < pairs.len() && n < BATCH {
+                    let (na, nb) = pairs[end];
+                    if t.volumes_only(na as usize, nb as usize) {
+                        (batch[n], at[n]) = (pairs[end], end);
+                        n += 1;
+                    }
+                    end += 1;
+                }
+                let hits = if n > 0 {
+                    t.overlaps_batch(&batch, n)
+                } else {
+                    0
                 };
-                done = t.pair(na as usize, nb as usize, Some(&pb), Parent::None);
+                let mut k = 0;
+                for (m, &(na, nb)) in pairs.iter().enumerate().take(end).skip(i) {
+                    if done {
+                        t.skip(na as usize, nb as usize);
+                    } else if k < n && at[k] == m {
+                        done = t.tested(na as usize, nb as usize, hits >> k & 1 == 1);
+                        k += 1;
+                    } else {
+                        let pb = match placed {
+                            Some((cached, pb)) if cached == nb => pb,
+                            _ => {
+                                let pb = t.place(nb as usize);
+                                placed = Some((nb, pb));
+                                pb
+                            }
+                        };
+                        done = t.pair(na as usize, nb as usize, Some(&pb), Parent::None);
+                    }
+                }
+                i = end;
             }
         }
     }

@@ -3,6 +3,7 @@
 use super::{CollisionReport, ContactMode, QueryOptions, tri_tri::triangles_intersect_on};
 use crate::bv::BoundingVolume;
 use crate::bv::OverlapOptions;
+use crate::bv::sat::batch::BATCH;
 use crate::bv::sat::box_triangle::LaneTriangle;
 use crate::bv::sat::lanes::Wide;
 #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
@@ -360,6 +361,43 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
         self.report.bv_tests += 1;
         if self.overlaps(a, b, pb, parent) {
             self.descend(a, b, pb)
+        } else {
+            if CUT {
+                self.out.push((a as u32, b as u32));
+            }
+            false
+        }
+    }
+
+    /// Whether the pair (a, b), met where a query starts, is tested as two volumes (not by a
+    /// leaf's triangle: see [`Traversal::overlaps`]), so that [`BoundingVolume::overlaps_batch`]
+    /// gives its verdict.
+    #[inline(always)]
+    pub(super) fn volumes_only(&self, a: usize, b: usize) -> bool {
+        !(self.leaf_triangles && self.na[a].is_leaf() != self.nb[b].is_leaf())
+    }
+
+    /// The volume tests of the first `n` (1 to [`BATCH`]) of `pairs` at once
+    /// ([`BoundingVolume::overlaps_batch`]): bit `k` says whether the volumes of `pairs[k]`
+    /// overlap. Not counted: the count is [`Traversal::tested`]'s.
+    #[inline]
+    pub(super) fn overlaps_batch(&self, pairs: &[(u32, u32); BATCH], n: usize) -> u8 {
+        debug_assert!((1..=BATCH).contains(&n));
+        let at = |k: usize| pairs[k.min(n - 1)];
+        let a = std::array::from_fn(|k| &self.na[at(k).0 as usize].bv);
+        let b = std::array::from_fn(|k| &self.nb[at(k).1 as usize].bv);
+        B::overlaps_batch(&self.query, &a, &b, self.wide)
+    }
+
+    /// [`Traversal::pair`] for a pair whose volume test was already made
+    /// ([`Traversal::overlaps_batch`]) and said `overlaps`: counts the test and continues below
+    /// the pair if the volumes overlap. Returns `true` when a first-contact query is done.
+    #[inline]
+    pub(super) fn tested(&mut self, a: usize, b: usize, overlaps: bool) -> bool {
+        self.report.bv_tests += 1;
+        if overlaps {
+            let pb = self.place(b);
+            self.descend(a, b, &pb)
         } else {
             if CUT {
                 self.out.push((a as u32, b as u32));

@@ -15,6 +15,7 @@
 //! after the face axes ("SAT lite", van den Bergen 1998, §3: it never invents a separation but
 //! may miss one).
 
+pub mod batch;
 pub mod box_triangle;
 pub mod lanes;
 
