@@ -4,6 +4,7 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use obbtree::bv::BoundingVolume;
+use obbtree::bv::sat::batch::BATCH;
 use obbtree::bv::sat::box_triangle::LaneTriangle;
 use obbtree::bv::sat::lanes::Wide;
 use obbtree::math::transform_point;
@@ -157,11 +158,42 @@ fn costs(c: &mut Criterion) {
             black_box(n)
         })
     });
+    // Eight independent pairs at once, one per lane, each B box placed in its lane (the test
+    // of a separation list's pairs): the same pairs, eight of one pose at a time.
+    let batches: Vec<(usize, [usize; BATCH], [usize; BATCH])> = boxes
+        .chunk_by(|x, y| x.0 == y.0)
+        .flat_map(|run| run.chunks(BATCH))
+        .map(|c| {
+            let at = |k: usize| c[k.min(c.len() - 1)];
+            (
+                c[0].0,
+                std::array::from_fn(|k| at(k).1),
+                std::array::from_fn(|k| at(k).2),
+            )
+        })
+        .collect();
+    let wide = Wide::detect();
+    g.bench_function(
+        format!(
+            "C_v batch (eight pairs, one per lane, placement included, {}), per box test",
+            wide.name()
+        ),
+        |bench| {
+            bench.iter(|| {
+                let mut n = 0u32;
+                for (k, ia, ib) in &batches {
+                    let ra = ia.map(|i| &a.nodes()[i].bv);
+                    let rb = ib.map(|j| &b.nodes()[j].bv);
+                    n += Obb::overlaps_batch(&queries[*k], &ra, &rb, wide).count_ones();
+                }
+                black_box(n)
+            })
+        },
+    );
     // The traversal's own unit: both child pairs of a split tested together (eight lanes on
     // AVX2), B's two children placed together when B is split (when A is split, B's node was
     // placed once by the parent pair, as in the traversal).
     let splits = tested_splits(&a, &b, &queries);
-    let wide = Wide::detect();
     g.throughput(Throughput::Elements(2 * splits.len() as u64));
     g.bench_function(
         format!(
