@@ -285,11 +285,15 @@ pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
             Self::overlaps(query, a[1], b[1]),
         ]
     }
-    /// Up to [`sat::batch::BATCH`] tests at once, of independent pairs: bit `k` of the result is
+    /// Whether [`BoundingVolume::overlaps_batch`] is faster than testing the pairs one at a
+    /// time, each B volume placed once for a run of pairs that share it (the separation list's
+    /// start uses it only then).
+    const BATCH_TESTS: bool = false;
+    /// [`sat::batch::BATCH`] tests at once, of independent pairs: bit `k` of the result is
     /// `overlaps(query, a[k], &place(query, b[k]))`, exactly (`b[k]` a volume of B in B's frame).
     /// For the pairs of a separation list (Li & Chen §4), tested before the query descends from
     /// any of them. OBBs run the eight tests in eight lanes, one pair per lane
-    /// ([`sat::batch`]); other volumes test one after the other.
+    /// ([`sat::batch`]); this default, for other volumes, tests one pair after another.
     fn overlaps_batch(
         query: &Self::Query,
         a: &[&Self; sat::batch::BATCH],

@@ -618,6 +618,7 @@ impl BoundingVolume for Obb {
     }
 
     const TRIANGLE_TESTS: bool = true;
+    const BATCH_TESTS: bool = true;
 
     #[inline(always)]
     fn triangle_overlaps_pair(

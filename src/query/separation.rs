@@ -9,8 +9,8 @@
 
 use super::traverse::{Parent, Traversal};
 use super::{CollisionReport, QueryOptions};
+use crate::bv::BoundingVolume;
 use crate::bv::sat::batch::BATCH;
-use crate::bv::{BoundingVolume, BvKind};
 use crate::bvh::Bvh;
 use crate::math::{Matrix3, Vector};
 
@@ -207,9 +207,7 @@ pub fn collide_incremental<B: BoundingVolume>(
             // taken up in list order, each as the pair test would take it (the same counts,
             // contacts and new list). A pair tested by a leaf's triangle is tested on its own,
             // B's node placed once for a run of such pairs that share it; so is every pair of
-            // other volumes, which have no batched test (one at a time, the shared placement
-            // is the cheaper).
-            let batched = B::KIND == BvKind::Obb;
+            // volumes whose batched test is no faster ([`BoundingVolume::BATCH_TESTS`]).
             let pairs = &list.pairs;
             let mut placed: Option<(u32, B::Placed)> = None;
             let mut done = false;
@@ -227,7 +225,7 @@ pub fn collide_incremental<B: BoundingVolume>(
                 let (mut n, mut end) = (0, i);
                 while end < pairs.len() && n < BATCH {
                     let (na, nb) = pairs[end];
-                    if batched && t.volumes_only(na as usize, nb as usize) {
+                    if B::BATCH_TESTS && t.volumes_only(na as usize, nb as usize) {
                         (batch[n], at[n]) = (pairs[end], end);
                         n += 1;
                     }

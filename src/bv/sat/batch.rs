@@ -4,7 +4,8 @@
 //! the lanes: three axes at a time, so both tests of a split take one pass. Where the pairs to
 //! test are already known and independent — the pairs of a separation list at the start of a
 //! query (Li & Chen §4) — this test puts one pair in each of eight lanes instead: every lane
-//! places its box of B in A's frame and runs all 15 axes, with no shuffles and no idle lanes.
+//! places its box of B in A's frame and runs all 15 axes, with no idle lanes and no shuffles
+//! inside the test (the boxes come into the lanes by transposes).
 //!
 //! Each lane computes, in single precision, exactly the operations of
 //! [`super::rotate_axes`] (the placement) and [`super::separated_f32`] (the test) in the same
