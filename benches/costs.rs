@@ -108,6 +108,48 @@ fn tested_splits(
     out
 }
 
+/// Both child pairs of every split tested together (eight lanes on AVX2), B's two children
+/// placed together when B is split (when A is split, B's node was placed once by the parent
+/// pair, as in the traversal): the number of overlapping child pairs.
+#[inline(always)]
+fn paired(
+    a: &Bvh<Obb>,
+    b: &Bvh<Obb>,
+    queries: &[<Obb as BoundingVolume>::Query],
+    splits: &[SplitAt],
+    wide: Wide,
+) -> usize {
+    let mut n = 0usize;
+    for s in splits {
+        let q = &queries[s.pose];
+        let hit = match s.kind {
+            Split::A([l, r], ref pb) => {
+                Obb::overlaps_pair(q, [&a.nodes()[l].bv, &a.nodes()[r].bv], [pb, pb], wide)
+            }
+            Split::B(i, [l, r]) => {
+                let [pl, pr] = Obb::place_pair(q, [&b.nodes()[l].bv, &b.nodes()[r].bv], wide);
+                let na = &a.nodes()[i].bv;
+                Obb::overlaps_pair(q, [na, na], [&pl, &pr], wide)
+            }
+        };
+        n += hit[0] as usize + hit[1] as usize;
+    }
+    n
+}
+
+/// [`paired`] compiled for AVX2, the tests inlined (`wide` from [`Wide::detect`], AVX2).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn paired_avx2(
+    a: &Bvh<Obb>,
+    b: &Bvh<Obb>,
+    queries: &[<Obb as BoundingVolume>::Query],
+    splits: &[SplitAt],
+    wide: Wide,
+) -> usize {
+    paired(a, b, queries, splits, wide.inlined())
+}
+
 fn costs(c: &mut Criterion) {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     let mesh = load_obj(dir.join("teapot.obj")).unwrap();
@@ -190,41 +232,28 @@ fn costs(c: &mut Criterion) {
             })
         },
     );
-    // The traversal's own unit: both child pairs of a split tested together (eight lanes on
-    // AVX2), B's two children placed together when B is split (when A is split, B's node was
-    // placed once by the parent pair, as in the traversal).
+    // The traversal's own unit, a split ([`paired`]): first called from code compiled for any
+    // x86-64 (each split one call into the AVX2 code), then as the walk runs it.
     let splits = tested_splits(&a, &b, &queries);
     g.throughput(Throughput::Elements(2 * splits.len() as u64));
     g.bench_function(
         format!(
-            "C_v paired (split: both children at once, {}), per box test",
+            "C_v paired (split: both children at once, {}, one call per split), per box test",
             wide.name()
         ),
-        |bench| {
-            bench.iter(|| {
-                let mut n = 0usize;
-                for s in &splits {
-                    let q = &queries[s.pose];
-                    let hit = match s.kind {
-                        Split::A([l, r], ref pb) => Obb::overlaps_pair(
-                            q,
-                            [&a.nodes()[l].bv, &a.nodes()[r].bv],
-                            [pb, pb],
-                            wide,
-                        ),
-                        Split::B(i, [l, r]) => {
-                            let [pl, pr] =
-                                Obb::place_pair(q, [&b.nodes()[l].bv, &b.nodes()[r].bv], wide);
-                            let na = &a.nodes()[i].bv;
-                            Obb::overlaps_pair(q, [na, na], [&pl, &pr], wide)
-                        }
-                    };
-                    n += hit[0] as usize + hit[1] as usize;
-                }
-                black_box(n)
-            })
-        },
+        |bench| bench.iter(|| black_box(paired(&a, &b, &queries, &splits, wide))),
     );
+    // As the walk runs it: compiled for AVX2, the tests inlined into the loop.
+    #[cfg(target_arch = "x86_64")]
+    if wide.name() == "avx2" {
+        g.bench_function(
+            "C_v paired (split: both children at once, avx2, inlined as in the walk), per box test",
+            |bench| {
+                // SAFETY: `wide` says AVX2, which `Wide::detect` found on this CPU.
+                bench.iter(|| black_box(unsafe { paired_avx2(&a, &b, &queries, &splits, wide) }))
+            },
+        );
+    }
     // The splits where the node not split is a leaf: the traversal tests the leaf's triangle
     // against both children (box–triangle, eight lanes), B's children placed as above. The
     // triangles are laid out beforehand, as the traversal keeps the last one of each model.

@@ -320,6 +320,18 @@ impl Wide {
         Wide::HALVES
     }
 
+    /// The same instructions for a caller that is itself compiled for AVX2
+    /// (`#[target_feature(enable = "avx2")]`, as the traversal's walk is): the paired tests'
+    /// operations are inlined into it. Elsewhere each operation becomes a call (slower, the same
+    /// results). [`Wide::HALVES`] stays as it is.
+    pub fn inlined(self) -> Wide {
+        match self.0 {
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+            WideKind::Avx2 => Wide(WideKind::Avx2Inline),
+            _ => self,
+        }
+    }
+
     /// `"avx2"` or `"halves"`.
     pub fn name(self) -> &'static str {
         match self.0 {
