@@ -47,8 +47,8 @@ fn tested_pairs(a: &Bvh<Obb>, b: &Bvh<Obb>, poses: &[(Matrix3, Vector)]) -> (Vec
 
 /// One split of the traversal: the node split and both children.
 enum Split {
-    /// A's children `[l, r]` against B's node, already placed.
-    A([usize; 2], <Obb as BoundingVolume>::Placed),
+    /// A's children `[l, r]` against B's node, placed by the split above (see [`paired`]).
+    A([usize; 2]),
     /// A's node against B's children `[l, r]`, to be placed.
     B(usize, [usize; 2]),
 }
@@ -82,7 +82,7 @@ fn tested_splits(
                     out.push(SplitAt {
                         pose: k,
                         node_b: j,
-                        kind: Split::A([l, r], pb),
+                        kind: Split::A([l, r]),
                     });
                     stack.extend([(l, j), (r, j)]);
                 }
@@ -90,7 +90,7 @@ fn tested_splits(
                     out.push(SplitAt {
                         pose: k,
                         node_b: j,
-                        kind: Split::A([l, r], pb),
+                        kind: Split::A([l, r]),
                     });
                     stack.extend([(l, j), (r, j)]);
                 }
@@ -109,8 +109,9 @@ fn tested_splits(
 }
 
 /// Both child pairs of every split tested together (eight lanes on AVX2), B's two children
-/// placed together when B is split (when A is split, B's node was placed once by the parent
-/// pair, as in the traversal): the number of overlapping child pairs.
+/// placed together when B is split; when A is split, B's node is the one placed by the last
+/// split of B, as in the traversal, else placed here (the root, or a pair the walk came back
+/// to). The number of overlapping child pairs.
 #[inline(always)]
 fn paired(
     a: &Bvh<Obb>,
@@ -120,14 +121,33 @@ fn paired(
     wide: Wide,
 ) -> usize {
     let mut n = 0usize;
+    // B's boxes placed by the last split of B (the walk keeps them while it works below them),
+    // by pose and node.
+    let mut kept: [(usize, usize, <Obb as BoundingVolume>::Placed); 2] = [(
+        usize::MAX,
+        usize::MAX,
+        Obb::place(&queries[0], &b.nodes()[0].bv),
+    ); 2];
     for s in splits {
         let q = &queries[s.pose];
         let hit = match s.kind {
-            Split::A([l, r], ref pb) => {
-                Obb::overlaps_pair(q, [&a.nodes()[l].bv, &a.nodes()[r].bv], [pb, pb], wide)
+            Split::A([l, r]) => {
+                let at = kept.iter().position(|k| (k.0, k.1) == (s.pose, s.node_b));
+                let pb = match at {
+                    Some(at) => kept[at].2,
+                    None => {
+                        // B's node placed by the parent pair: the root, or a pair the walk
+                        // came back to.
+                        let pb = Obb::place(q, &b.nodes()[s.node_b].bv);
+                        kept[0] = (s.pose, s.node_b, pb);
+                        pb
+                    }
+                };
+                Obb::overlaps_pair(q, [&a.nodes()[l].bv, &a.nodes()[r].bv], [&pb, &pb], wide)
             }
             Split::B(i, [l, r]) => {
                 let [pl, pr] = Obb::place_pair(q, [&b.nodes()[l].bv, &b.nodes()[r].bv], wide);
+                kept = [(s.pose, l, pl), (s.pose, r, pr)];
                 let na = &a.nodes()[i].bv;
                 Obb::overlaps_pair(q, [na, na], [&pl, &pr], wide)
             }
@@ -148,6 +168,48 @@ fn paired_avx2(
     wide: Wide,
 ) -> usize {
     paired(a, b, queries, splits, wide.inlined())
+}
+
+/// A leaf's triangle tested against both children of every split where the node not split is
+/// a leaf (box–triangle, eight lanes), B's children placed as in [`paired`]: the number of
+/// overlapping tests.
+#[inline(always)]
+fn box_triangle_paired(
+    a: &Bvh<Obb>,
+    b: &Bvh<Obb>,
+    queries: &[<Obb as BoundingVolume>::Query],
+    tri_splits: &[(usize, &Split, LaneTriangle)],
+    wide: Wide,
+) -> usize {
+    let mut n = 0usize;
+    for (k, kind, t) in tri_splits {
+        let q = &queries[*k];
+        let hit = match kind {
+            Split::A([l, r]) => {
+                Obb::triangle_overlaps_pair(q, [&a.nodes()[*l].bv, &a.nodes()[*r].bv], t, wide)
+            }
+            Split::B(_, [l, r]) => {
+                let [pl, pr] = Obb::place_pair(q, [&b.nodes()[*l].bv, &b.nodes()[*r].bv], wide);
+                Obb::triangle_overlaps_placed_pair(q, [&pl, &pr], t, wide)
+            }
+        };
+        n += hit[0] as usize + hit[1] as usize;
+    }
+    n
+}
+
+/// [`box_triangle_paired`] compiled for AVX2, the tests inlined (`wide` from [`Wide::detect`],
+/// AVX2).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn box_triangle_paired_avx2(
+    a: &Bvh<Obb>,
+    b: &Bvh<Obb>,
+    queries: &[<Obb as BoundingVolume>::Query],
+    tri_splits: &[(usize, &Split, LaneTriangle)],
+    wide: Wide,
+) -> usize {
+    box_triangle_paired(a, b, queries, tri_splits, wide.inlined())
 }
 
 fn costs(c: &mut Criterion) {
@@ -272,7 +334,7 @@ fn costs(c: &mut Criterion) {
         .iter()
         .filter_map(|s| {
             let t = match s.kind {
-                Split::A(_, _) => triangle_of(s.pose, s.node_b, false),
+                Split::A(_) => triangle_of(s.pose, s.node_b, false),
                 Split::B(i, _) => triangle_of(s.pose, i, true),
             };
             Some((s.pose, &s.kind, t?))
@@ -281,33 +343,25 @@ fn costs(c: &mut Criterion) {
     g.throughput(Throughput::Elements(2 * tri_splits.len() as u64));
     g.bench_function(
         format!(
-            "C_v box-triangle paired (a leaf's triangle against both children, {}), per test",
+            "C_v box-triangle paired ({}, one call per split), per test",
             wide.name()
         ),
-        |bench| {
-            bench.iter(|| {
-                let mut n = 0usize;
-                for (k, kind, t) in &tri_splits {
-                    let q = &queries[*k];
-                    let hit = match kind {
-                        Split::A([l, r], _) => Obb::triangle_overlaps_pair(
-                            q,
-                            [&a.nodes()[*l].bv, &a.nodes()[*r].bv],
-                            t,
-                            wide,
-                        ),
-                        Split::B(_, [l, r]) => {
-                            let [pl, pr] =
-                                Obb::place_pair(q, [&b.nodes()[*l].bv, &b.nodes()[*r].bv], wide);
-                            Obb::triangle_overlaps_placed_pair(q, [&pl, &pr], t, wide)
-                        }
-                    };
-                    n += hit[0] as usize + hit[1] as usize;
-                }
-                black_box(n)
-            })
-        },
+        |bench| bench.iter(|| black_box(box_triangle_paired(&a, &b, &queries, &tri_splits, wide))),
     );
+    #[cfg(target_arch = "x86_64")]
+    if wide.name() == "avx2" {
+        g.bench_function(
+            "C_v box-triangle paired (avx2, inlined as in the walk), per test",
+            |bench| {
+                // SAFETY: `wide` says AVX2, which `Wide::detect` found on this CPU.
+                bench.iter(|| {
+                    black_box(unsafe {
+                        box_triangle_paired_avx2(&a, &b, &queries, &tri_splits, wide)
+                    })
+                })
+            },
+        );
+    }
     g.throughput(Throughput::Elements(leaves.len() as u64));
     g.bench_function(
         "C_p transform of B triangle + triangle test, per tri test",
