@@ -307,11 +307,11 @@ fn costs(c: &mut Criterion) {
     );
     // As the walk runs it: compiled for AVX2, the tests inlined into the loop.
     #[cfg(target_arch = "x86_64")]
-    if wide.name() == "avx2" {
+    if wide != Wide::HALVES {
         g.bench_function(
             "C_v paired (split: both children at once, avx2, inlined as in the walk), per box test",
             |bench| {
-                // SAFETY: `wide` says AVX2, which `Wide::detect` found on this CPU.
+                // SAFETY: `wide` is not the halves: AVX2, which `Wide::detect` found on this CPU.
                 bench.iter(|| black_box(unsafe { paired_avx2(&a, &b, &queries, &splits, wide) }))
             },
         );
@@ -349,11 +349,11 @@ fn costs(c: &mut Criterion) {
         |bench| bench.iter(|| black_box(box_triangle_paired(&a, &b, &queries, &tri_splits, wide))),
     );
     #[cfg(target_arch = "x86_64")]
-    if wide.name() == "avx2" {
+    if wide != Wide::HALVES {
         g.bench_function(
             "C_v box-triangle paired (avx2, inlined as in the walk), per test",
             |bench| {
-                // SAFETY: `wide` says AVX2, which `Wide::detect` found on this CPU.
+                // SAFETY: `wide` is not the halves: AVX2, which `Wide::detect` found on this CPU.
                 bench.iter(|| {
                     black_box(unsafe {
                         box_triangle_paired_avx2(&a, &b, &queries, &tri_splits, wide)
