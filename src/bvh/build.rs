@@ -575,8 +575,10 @@ fn partition_binned(
             let d = corners[t as usize].map(|v| &projections[v as usize]);
             bin(d[0][i] + d[1][i] + d[2][i], i)
         };
-        let i = (0..m).find(|&i| bin_of(tris[0], i) != bin_of(tris[1], i))?;
-        if bin_of(tris[1], i) < bin_of(tris[0], i) {
+        let (b0, b1) = (0..m)
+            .map(|i| (bin_of(tris[0], i), bin_of(tris[1], i)))
+            .find(|(b0, b1)| b0 != b1)?;
+        if b1 < b0 {
             tris.swap(0, 1);
         }
         return Some(1);
