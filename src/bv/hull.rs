@@ -8,7 +8,8 @@
 //! hull (each point in turn removes the faces it sees and is joined to their horizon) whose every
 //! visibility decision is an exact orientation predicate ([`crate::predicates`]), on fixed-size
 //! arrays, no allocation. Larger groups go through [`QuickHull`], quickhull with outside sets and
-//! face adjacency on the same exact predicates, in storage reused from call to call.
+//! face adjacency on the same exact predicates, in storage reused from call to call. Four
+//! points, the most common group, need neither: their hull is their tetrahedron or flat.
 //!
 //! (They replace the `quickhull` crate, single precision, behind an Akl–Toussaint interior
 //! filter: on the large groups of the pipes scene its hulls were not convex hulls of the points
@@ -23,7 +24,7 @@
 //! scenes are full of them) and flat or collinear groups, for which the hull has no volume and
 //! the caller falls back to the triangles' covariance.
 
-use super::fit::covariance_and_volume;
+use super::fit::{covariance_and_volume, covariance_of_hull};
 use crate::math::{Matrix3, Point, Real, Vector};
 use crate::predicates::{Plane, exact_orient3d};
 use std::mem::MaybeUninit;
@@ -477,7 +478,11 @@ pub(super) fn hull_covariance(
     if points.len() < 4 {
         return None;
     }
+    if points.len() == 4 {
+        return tetrahedron_covariance(points, origin, vertices);
+    }
     if points.len() <= SMALL {
+        // (Four points take the closed form above.)
         let hull = SmallHull::new(points)?;
         if let Some(v) = vertices {
             let mut used = 0u64;
@@ -508,6 +513,31 @@ pub(super) fn hull_covariance(
                 .map(|&[a, b, c]| [at(a), at(b), at(c)]),
         )
     })
+}
+
+/// [`hull_covariance`] of four points (mostly groups of two triangles that share an edge; groups
+/// of two triangles are a quarter of a hierarchy's nodes): their hull is the tetrahedron they span when it has volume, else it is
+/// flat (§7.1: `None`), so no hull is built and no predicate is needed. Its surface is its four
+/// faces, whatever their winding (the covariance of §4 does not depend on it); the volume is
+/// the triple product's, held to [`non_flat_covariance`]'s bound with the largest coordinate
+/// magnitude of all four points as the extent. `vertices` gets all four.
+fn tetrahedron_covariance(
+    points: &[Point],
+    origin: &Point,
+    vertices: Option<&mut Vec<u32>>,
+) -> Option<Matrix3> {
+    let [p, q, r, s] = [0, 1, 2, 3].map(|i| points[i] - origin);
+    let volume = (q - p).dot(&(r - p).cross(&(s - p))) / 6.0;
+    let extent = p.amax().max(q.amax()).max(r.amax()).max(s.amax());
+    // Negated so that a NaN volume also counts as flat.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
+    if !(volume.abs() > 1e-9 * extent.powi(3)) {
+        return None;
+    }
+    if let Some(v) = vertices {
+        v.extend(0..4);
+    }
+    covariance_of_hull([[p, q, r], [p, q, s], [p, r, s], [q, r, s]].into_iter())
 }
 
 /// The area-weighted covariance of a closed hull's surface (§4), or `None` when the hull is flat:
@@ -734,6 +764,51 @@ mod tests {
             raw in prop::collection::vec(prop::array::uniform3(-1.0f64..1.0), 4..=SMALL)
         ) {
             matches_the_crate(&raw)?;
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            failure_persistence: None,
+            cases: 4000,
+            ..ProptestConfig::default()
+        })]
+
+        /// Four points (of the same kinds: repeats, coplanar grids, exactly coplanar sets), at
+        /// the fit's unit scale: the closed form's covariance (their tetrahedron's faces) is
+        /// the incremental hull's to rounding, with all four points as the vertices, and both
+        /// call the same groups flat, but for volumes at the flatness bound itself, whose
+        /// extents differ (here all four points', there the faces' first corners': within a
+        /// factor √3, the first corner after the origin being the point farthest from it).
+        #[test]
+        fn tetrahedron_covariance_is_the_small_hulls(points in points(4, 8)) {
+            let k = crate::bv::fit::unit_scale(points.iter().copied());
+            let points: Vec<Point> = points.iter().map(|p| p * k).collect();
+            let origin = points[0];
+            let mut vertices = vec![7];
+            let closed = hull_covariance(&points, &origin, Some(&mut vertices));
+            let at = |i: u8| points[i as usize] - origin;
+            let small = SmallHull::new(&points).and_then(|hull| {
+                non_flat_covariance(hull.faces().iter().map(|&[a, b, c]| [at(a), at(b), at(c)]))
+            });
+            match (closed, small) {
+                (Some(closed), Some(small)) => {
+                    let off = (closed - small).amax();
+                    prop_assert!(off <= 1e-12 * small.amax(), "{closed} against {small}");
+                    prop_assert_eq!(vertices, vec![0, 1, 2, 3]);
+                }
+                (None, None) => prop_assert!(vertices.is_empty()),
+                _ => {
+                    let [p, q, r, s] = [0, 1, 2, 3].map(at);
+                    let volume = (q - p).dot(&(r - p).cross(&(s - p))).abs() / 6.0;
+                    let extent = p.amax().max(q.amax()).max(r.amax()).max(s.amax());
+                    let bound = 1e-9 * extent.powi(3);
+                    prop_assert!(
+                        volume <= bound * (1.0 + 1e-9) && volume >= bound / 5.3,
+                        "one flat, the other not: volume {volume}, bound {bound}"
+                    );
+                }
+            }
         }
     }
 

@@ -227,24 +227,27 @@ fn fit_axes(
     // The axes do not depend on the scale: fit at unit scale, so that squares and products
     // neither overflow nor underflow for huge or tiny models.
     let k = unit_scale(points.iter().copied());
-    let points: Vec<Point> = points.iter().map(|p| p * k).collect();
-    let origin = points[0];
-    let of_triangles = || of_triangles(&origin, k);
     thread_local! {
         static SCRATCH: RefCell<FitScratch> = RefCell::default();
     }
     SCRATCH.with_borrow_mut(|scratch| {
         let FitScratch {
+            scaled,
             vertices,
             hull_points,
             least,
         } = scratch;
+        scaled.clear();
+        scaled.extend(points.iter().map(|p| p * k));
+        let points: &[Point] = scaled;
+        let origin = points[0];
+        let of_triangles = || of_triangles(&origin, k);
         // The hull's vertices are gathered only for the least-volume search.
         let hull = |vertices: Option<&mut Vec<u32>>| {
             principal_axes(
-                &hull_covariance(&points, &origin, vertices)
+                &hull_covariance(points, &origin, vertices)
                     .or_else(of_triangles)
-                    .unwrap_or_else(|| covariance_of_points(&points)),
+                    .unwrap_or_else(|| covariance_of_points(points)),
             )
         };
         // The candidates in order of preference on ties: the hull's, the triangles', the
@@ -259,11 +262,11 @@ fn fit_axes(
         match fit {
             ObbFit::Hull => hull(None),
             ObbFit::Triangles => {
-                principal_axes(&of_triangles().unwrap_or_else(|| covariance_of_points(&points)))
+                principal_axes(&of_triangles().unwrap_or_else(|| covariance_of_points(points)))
             }
             ObbFit::Smallest => {
                 let candidates = candidates(None);
-                let areas = surfaces(&candidates, &points);
+                let areas = surfaces(&candidates, points);
                 let mut best = 0;
                 for i in 1..3 {
                     if areas[i] < areas[best] {
@@ -281,7 +284,7 @@ fn fit_axes(
                 let candidates = [hull_axes, frame];
                 // The hull's vertices bound the same boxes as all the points, and are fewer.
                 let bounded: &[Point] = if vertices.is_empty() {
-                    &points
+                    points
                 } else {
                     hull_points.clear();
                     hull_points.extend(vertices.iter().map(|&i| points[i as usize]));
@@ -330,6 +333,8 @@ fn surfaces(candidates: &[Option<[Vector; 3]>; 3], points: &[Point]) -> [Real; 3
 /// Working storage of [`fit_axes`], one per thread.
 #[derive(Default)]
 struct FitScratch {
+    /// The group's points at unit scale.
+    scaled: Vec<Point>,
     /// Indices of the hull's vertices.
     vertices: Vec<u32>,
     /// The hull's vertices.
@@ -504,10 +509,18 @@ impl BoundingVolume for Obb {
                 return Self::fitted(principal_axes(&covariance), group.points());
             }
         }
+        // A leaf's box in closed form, from the mesh's corners (no copy of them: half the
+        // nodes are leaves).
+        let leaf_axes = match group.triangles {
+            [t] => triangle_axes(&group.triangle(*t), group.fit == ObbFit::LeastVolume),
+            _ => None,
+        };
+        if let Some(axes) = leaf_axes {
+            return Self::fitted(axes, group.points());
+        }
         let points: Vec<Point> = group.points().collect();
         let axes = match group.triangles {
-            [t] => triangle_axes(&group.triangle(*t), group.fit == ObbFit::LeastVolume)
-                .unwrap_or_else(|| fit_axes(&points, |_, _| None, group.fit)),
+            [_] => fit_axes(&points, |_, _| None, group.fit),
             // RAPID's fit of a group whose triangles have no area (the fast path above took the
             // others): the points' covariance.
             _ if !group.moments.is_empty() => fit_axes(&points, |_, _| None, group.fit),
