@@ -7,7 +7,7 @@
 //! per-call cost of a general hull algorithm dominates the build; [`SmallHull`] is an incremental
 //! hull (each point in turn removes the faces it sees and is joined to their horizon) whose every
 //! visibility decision is an exact orientation predicate ([`crate::predicates`]), on fixed-size
-//! arrays, no allocation. Larger groups go through [`QuickHull`], quickhull with outside sets and
+//! arrays reused from call to call (one per thread), no allocation. Larger groups go through [`QuickHull`], quickhull with outside sets and
 //! face adjacency on the same exact predicates, in storage reused from call to call. Four
 //! points, the most common group, need neither: their hull is their tetrahedron or flat.
 //!
@@ -29,8 +29,8 @@ use crate::math::{Matrix3, Point, Real, Vector};
 use crate::predicates::{Plane, exact_orient3d};
 use std::mem::MaybeUninit;
 
-/// Groups of at most this many points get the incremental hull on the stack ([`SmallHull`]);
-/// larger ones [`QuickHull`].
+/// Groups of at most this many points (but four, which take their tetrahedron) get the
+/// incremental hull on fixed-size arrays ([`SmallHull`]); larger ones [`QuickHull`].
 pub(super) const SMALL: usize = 32;
 
 /// The most faces a hull of [`SMALL`] points has (a closed triangulated surface with `n`
