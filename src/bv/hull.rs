@@ -787,14 +787,6 @@ mod tests {
         ) {
             matches_the_crate(&raw)?;
         }
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig {
-            failure_persistence: None,
-            cases: 4000,
-            ..ProptestConfig::default()
-        })]
 
         /// Four points (of the same kinds: repeats, coplanar grids, exactly coplanar sets), at
         /// the fit's unit scale: the closed form's covariance (their tetrahedron's faces) is
