@@ -7,9 +7,10 @@
 //! per-call cost of a general hull algorithm dominates the build; [`SmallHull`] is an incremental
 //! hull (each point in turn removes the faces it sees and is joined to their horizon) whose every
 //! visibility decision is an exact orientation predicate ([`crate::predicates`]), on fixed-size
-//! arrays reused from call to call (one per thread), no allocation. Larger groups go through [`QuickHull`], quickhull with outside sets and
-//! face adjacency on the same exact predicates, in storage reused from call to call. Four
-//! points, the most common group, need neither: their hull is their tetrahedron or flat.
+//! arrays reused from call to call (one per thread), no allocation. Larger groups go through
+//! [`QuickHull`], quickhull with outside sets and face adjacency on the same exact predicates, in
+//! storage reused from call to call. Four points, the most common group, need neither: their
+//! hull is their tetrahedron, or it is flat.
 //!
 //! (They replace the `quickhull` crate, single precision, behind an Akl–Toussaint interior
 //! filter: on the large groups of the pipes scene its hulls were not convex hulls of the points
@@ -537,12 +538,13 @@ pub(super) fn hull_covariance(
     })
 }
 
-/// [`hull_covariance`] of four points (mostly groups of two triangles that share an edge; groups
-/// of two triangles are a quarter of a hierarchy's nodes): their hull is the tetrahedron they span when it has volume, else it is
-/// flat (§7.1: `None`), so no hull is built and no predicate is needed. Its surface is its four
-/// faces, whatever their winding (the covariance of §4 does not depend on it); the volume is
-/// the triple product's, held to [`non_flat_covariance`]'s bound with the largest coordinate
-/// magnitude of all four points as the extent. `vertices` gets all four.
+/// [`hull_covariance`] of four points (mostly groups of two triangles that share an edge;
+/// groups of two triangles are a quarter of a hierarchy's nodes): their hull is the tetrahedron
+/// they span when it has volume, else it is flat (§7.1: `None`), so no hull is built and no
+/// predicate is needed. Its surface is its four faces, whatever their winding (the covariance of
+/// §4 does not depend on it); the volume is the triple product's, held to
+/// [`non_flat_covariance`]'s bound with the largest coordinate magnitude of all four points as
+/// the extent. `vertices` gets all four.
 fn tetrahedron_covariance(
     points: &[Point],
     origin: &Point,

@@ -520,6 +520,7 @@ impl BoundingVolume for Obb {
         }
         let points: Vec<Point> = group.points().collect();
         let axes = match group.triangles {
+            // A leaf whose triangle has no closed-form box (degenerate): the fit of its points.
             [_] => fit_axes(&points, |_, _| None, group.fit),
             // RAPID's fit of a group whose triangles have no area (the fast path above took the
             // others): the points' covariance.
