@@ -99,13 +99,7 @@ impl SmallHull {
             } else {
                 [a, b, c]
             };
-            if n == 4 {
-                // The simplex is the hull: no plane will be asked for.
-                hull.faces[hull.len] = face;
-                hull.len += 1;
-            } else {
-                hull.push(points, face);
-            }
+            hull.push(points, face);
         }
         let mut visible = [0u8; MAX_FACES];
         let mut edges = [[0u8; 2]; 3 * MAX_FACES];
@@ -489,8 +483,18 @@ pub(super) fn hull_covariance(
         return tetrahedron_covariance(points, origin, vertices);
     }
     if points.len() <= SMALL {
-        // (Four points take the closed form above.)
-        let small = |hull: &SmallHull| {
+        // (Four points take the closed form above.) Built in place, in storage reused from call to call: a `SmallHull` returned by value
+        // was copied whole (some 4.5 KB with its planes), 4–5% of the samples of a
+        // microbenchmark of the fits of groups of two to eight triangles, whose fits now take
+        // about 1% less time.
+        thread_local! {
+            static SMALL_HULL: std::cell::RefCell<SmallHull> =
+                std::cell::RefCell::new(SmallHull::empty());
+        }
+        return SMALL_HULL.with_borrow_mut(|hull| {
+            if !hull.build(points) {
+                return None;
+            }
             if let Some(v) = vertices {
                 let mut used = 0u64;
                 for &[a, b, c] in hull.faces() {
@@ -500,21 +504,6 @@ pub(super) fn hull_covariance(
             }
             let at = |i: u8| points[i as usize] - origin;
             non_flat_covariance(hull.faces().iter().map(|&[a, b, c]| [at(a), at(b), at(c)]))
-        };
-        // Built in place, in storage reused from call to call: a `SmallHull` returned by value
-        // was copied whole (some 4.5 KB with its planes), 4–5% of the samples of a
-        // microbenchmark of the fits of groups of two to eight triangles, whose fits now take
-        // about 1% less time.
-        thread_local! {
-            static SMALL_HULL: std::cell::RefCell<SmallHull> =
-                std::cell::RefCell::new(SmallHull::empty());
-        }
-        return SMALL_HULL.with_borrow_mut(|hull| {
-            if hull.build(points) {
-                small(hull)
-            } else {
-                None
-            }
         });
     }
     thread_local! {
@@ -553,9 +542,7 @@ fn tetrahedron_covariance(
     let [p, q, r, s] = [0, 1, 2, 3].map(|i| points[i] - origin);
     let volume = (q - p).dot(&(r - p).cross(&(s - p))) / 6.0;
     let extent = p.amax().max(q.amax()).max(r.amax()).max(s.amax());
-    // Negated so that a NaN volume also counts as flat.
-    #[allow(clippy::neg_cmp_op_on_partial_ord)]
-    if !(volume.abs() > 1e-9 * extent.powi(3)) {
+    if flat(volume, extent) {
         return None;
     }
     if let Some(v) = vertices {
@@ -569,12 +556,19 @@ fn tetrahedron_covariance(
 /// volume does not cancel).
 fn non_flat_covariance(tris: impl Iterator<Item = [Vector; 3]>) -> Option<Matrix3> {
     let (covariance, volume, extent) = covariance_and_volume(tris);
-    // Negated so that a NaN volume also counts as flat.
-    #[allow(clippy::neg_cmp_op_on_partial_ord)]
-    if !(volume.abs() > 1e-9 * extent.powi(3)) {
+    if flat(volume, extent) {
         return None;
     }
     covariance
+}
+
+/// Whether a hull of `volume` is flat for the fit: `|volume|` at most `1e-9 · extent³`, or NaN.
+#[inline]
+fn flat(volume: Real, extent: Real) -> bool {
+    // Negated so that a NaN volume also counts as flat.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
+    let flat = !(volume.abs() > 1e-9 * extent.powi(3));
+    flat
 }
 
 #[cfg(test)]
