@@ -98,15 +98,22 @@ impl BuildOptions {
 /// Groups at least this large are split on two threads.
 const PARALLEL_MIN: usize = 4096;
 
-/// Marks vertices already gathered for the current group.
+/// The current group's vertices and per-group storage of the split, reused from group to group.
 struct Scratch {
-    stamp: Vec<u32>,
+    /// Per mesh vertex: the generation of the group that last gathered it, and its index in
+    /// that group's `vertices`.
+    marks: Vec<[u32; 2]>,
     generation: u32,
+    /// The group's vertices (mesh indices), in order of first use by its triangles.
     vertices: Vec<u32>,
-    /// Per triangle of the group: which side of each candidate cut it lies on.
-    sides: Vec<u8>,
-    /// Per mesh vertex: its projections on the current group's cut directions (volume frame),
-    /// valid for the gathered vertices only.
+    /// Per triangle of the group, in the order of the triangles gathered: its corners' indices
+    /// in `vertices`.
+    corners: Vec<[u32; 3]>,
+    /// Per triangle of the group: which side of each candidate cut it lies on
+    /// ([`partition_best_axis`]), or its bin along each direction ([`partition_binned`]).
+    sides: Vec<[u8; 8]>,
+    /// Per gathered vertex (index in `vertices`): its projections on the current group's cut
+    /// directions (volume frame).
     projections: Vec<[Real; 6]>,
     /// [`partition_binned`]'s bins (per direction, per bin), and its right sides of one
     /// direction.
@@ -118,9 +125,10 @@ struct Scratch {
 impl Scratch {
     fn new(vertex_count: usize) -> Self {
         Scratch {
-            stamp: vec![0; vertex_count],
+            marks: vec![[0; 2]; vertex_count],
             generation: 0,
             vertices: Vec::new(),
+            corners: Vec::new(),
             sides: Vec::new(),
             projections: Vec::new(),
             bins: Box::new([[[0.0; 8]; SPLIT_BINS]; 6]),
@@ -134,10 +142,10 @@ impl Scratch {
     /// coordinate) into `projections`; returns each direction's low and high ends.
     fn project(&mut self, frame: &Frame<'_>, axes: &[Vector; 3]) -> ([Real; 6], [Real; 6]) {
         let vertices = frame.mesh.vertices();
-        self.projections.resize(vertices.len(), [0.0; 6]);
         let mut lo = [Real::INFINITY; 6];
         let mut hi = [Real::NEG_INFINITY; 6];
-        for &v in &self.vertices {
+        self.projections.clear();
+        self.projections.extend(self.vertices.iter().map(|&v| {
             let p = (vertices[v as usize] - frame.origin).coords;
             let [x, y, z] = axes.map(|a| p.dot(&a));
             let d = [x, y, z, p.x, p.y, p.z];
@@ -145,28 +153,34 @@ impl Scratch {
                 lo[i] = lo[i].min(d[i]);
                 hi[i] = hi[i].max(d[i]);
             }
-            self.projections[v as usize] = d;
-        }
+            d
+        }));
         (lo, hi)
     }
 
+    /// Gathers the vertices of `tris` (each once, in order of first use) and each triangle's
+    /// corners as indices into them.
     fn gather(&mut self, mesh: &TriMesh, tris: &[u32]) {
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
-            self.stamp.fill(0);
+            self.marks.fill([0; 2]);
             self.generation = 1;
         }
+        let generation = self.generation;
         self.vertices.clear();
+        self.corners.clear();
         let all = mesh.triangles();
-        for &t in tris {
-            for &v in &all[t as usize] {
-                let s = &mut self.stamp[v as usize];
-                if *s != self.generation {
-                    *s = self.generation;
-                    self.vertices.push(v);
+        let (marks, vertices) = (&mut self.marks, &mut self.vertices);
+        self.corners.extend(tris.iter().map(|&t| {
+            all[t as usize].map(|v| {
+                let mark = &mut marks[v as usize];
+                if mark[0] != generation {
+                    *mark = [generation, vertices.len() as u32];
+                    vertices.push(v);
                 }
-            }
-        }
+                mark[1]
+            })
+        }));
     }
 }
 
@@ -439,14 +453,18 @@ fn partition_best_axis(
     });
     let cut3 = dirs.map(|a| sum3.dot(&a) / n as Real);
     scratch.project(frame, axes);
-    let (projections, sides) = (&scratch.projections, &mut scratch.sides);
-    let corners = frame.mesh.triangles();
+    let Scratch {
+        projections,
+        sides,
+        corners,
+        ..
+    } = scratch;
     // [direction of the cut][left, right]: count, low and high ends along the box's axes.
     let mut count = [[0usize; 2]; 6];
     let mut lo = [[[Real::INFINITY; 3]; 2]; 6];
     let mut hi = [[[Real::NEG_INFINITY; 3]; 2]; 6];
     sides.clear();
-    sides.extend(tris.iter().map(|&t| {
+    sides.extend(corners.iter().map(|c| {
         // Plain comparisons (the coordinates are finite): one instruction each, where
         // `f64::min` also handles NaN.
         #[inline(always)]
@@ -457,7 +475,7 @@ fn partition_best_axis(
         fn max(a: Real, b: Real) -> Real {
             if a > b { a } else { b }
         }
-        let d = corners[t as usize].map(|v| projections[v as usize]);
+        let d = c.map(|v| projections[v as usize]);
         let mut tlo = [d[0][0], d[0][1], d[0][2]];
         let mut thi = tlo;
         for p in &d[1..] {
@@ -476,7 +494,7 @@ fn partition_best_axis(
                 hi[i][right][j] = max(hi[i][right][j], thi[j]);
             }
         }
-        bits
+        [bits, 0, 0, 0, 0, 0, 0, 0]
     }));
     let mut best: Option<(Real, usize)> = None;
     for i in 0..m {
@@ -495,9 +513,9 @@ fn partition_best_axis(
     // In-place partition by the recorded side, as `partition_by` (deterministic).
     let mut k = 0;
     for m in 0..n {
-        if sides[m] & (1 << i) == 0 {
+        // `sides[m]` is the side of the triangle at `m`: the swaps only touch slots up to `m`.
+        if sides[m][0] & (1 << i) == 0 {
             tris.swap(m, k);
-            sides.swap(m, k);
             k += 1;
         }
     }
@@ -559,24 +577,25 @@ fn partition_binned(
     }
     let Scratch {
         projections,
+        corners,
+        sides,
         bins,
         counts,
         right,
         ..
     } = scratch;
-    let corners = frame.mesh.triangles();
     if n == 2 {
         // Two bins: every direction that puts the two centroids in different bins has the one
         // plane, whose score is the same sum of the two triangles' widths (one triangle a side,
         // the same values whichever is left). The first such direction wins, with the triangle
         // in the low bin left: what the passes below return for two triangles, without them.
         // (Half the internal nodes have two triangles.)
-        let bin_of = |t: u32, i: usize| {
-            let d = corners[t as usize].map(|v| &projections[v as usize]);
+        let bin_of = |c: &[u32; 3], i: usize| {
+            let d = c.map(|v| &projections[v as usize]);
             bin(d[0][i] + d[1][i] + d[2][i], i)
         };
         let (b0, b1) = (0..m)
-            .map(|i| (bin_of(tris[0], i), bin_of(tris[1], i)))
+            .map(|i| (bin_of(&corners[0], i), bin_of(&corners[1], i)))
             .find(|(b0, b1)| b0 != b1)?;
         if b1 < b0 {
             tris.swap(0, 1);
@@ -589,9 +608,10 @@ fn partition_binned(
         bins[..nb].fill([Real::INFINITY; 8]);
         counts[..nb].fill(0);
     }
-    for &t in tris.iter() {
+    sides.clear();
+    sides.extend(corners.iter().map(|c| {
         // By reference: an array of the three rows was copied through `memcpy`.
-        let d = corners[t as usize].map(|v| &projections[v as usize]);
+        let d = c.map(|v| &projections[v as usize]);
         let mut own = [Real::INFINITY; 8];
         for p in d {
             for j in 0..3 {
@@ -599,15 +619,18 @@ fn partition_binned(
                 own[3 + j] = min(own[3 + j], -p[j]);
             }
         }
+        let mut own_bins = [0u8; 8];
         for (i, (bins, counts)) in bins.iter_mut().zip(counts.iter_mut()).enumerate().take(m) {
             let b = bin(d[0][i] + d[1][i] + d[2][i], i);
+            own_bins[i] = b as u8;
             counts[b] += 1;
             let e = &mut bins[b];
             for j in 0..8 {
                 e[j] = min(e[j], own[j]);
             }
         }
-    }
+        own_bins
+    }));
     // The sum of the extents: high end minus low end, both negated in the lanes.
     let width = |e: &[Real; 8]| -((e[0] + e[3]) + (e[1] + e[4]) + (e[2] + e[5]));
     let mut best: Option<(Real, usize, usize)> = None;
@@ -637,10 +660,15 @@ fn partition_binned(
         }
     }
     let (_, i, b) = best?;
-    let k = partition_by(tris, |t| {
-        let d = corners[t as usize].map(|v| &projections[v as usize]);
-        bin(d[0][i] + d[1][i] + d[2][i], i) < b
-    });
+    // In-place partition by the recorded bins, as `partition_by` (deterministic): `sides[m]`
+    // is the bins of the triangle at `m`, as the swaps only touch slots up to `m`.
+    let mut k = 0;
+    for m in 0..n {
+        if usize::from(sides[m][i]) < b {
+            tris.swap(m, k);
+            k += 1;
+        }
+    }
     Some(k)
 }
 
