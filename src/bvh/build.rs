@@ -115,11 +115,11 @@ struct Scratch {
     /// Per gathered vertex (index in `vertices`): its projections on the current group's cut
     /// directions (volume frame).
     projections: Vec<[Real; 6]>,
-    /// [`partition_binned`]'s bins (per direction, per bin), and its right sides of one
-    /// direction.
-    bins: Box<[[[Real; 8]; SPLIT_BINS]; 6]>,
+    /// [`partition_binned`]'s bins (per direction, per bin), and the widths of its right sides
+    /// of one direction.
+    bins: Box<[[[Real; 6]; SPLIT_BINS]; 6]>,
     counts: [[u32; SPLIT_BINS]; 6],
-    right: Box<[[Real; 8]; SPLIT_BINS]>,
+    right: [Real; SPLIT_BINS],
 }
 
 impl Scratch {
@@ -131,9 +131,9 @@ impl Scratch {
             corners: Vec::new(),
             sides: Vec::new(),
             projections: Vec::new(),
-            bins: Box::new([[[0.0; 8]; SPLIT_BINS]; 6]),
+            bins: Box::new([[[0.0; 6]; SPLIT_BINS]; 6]),
             counts: [[0; SPLIT_BINS]; 6],
-            right: Box::new([[0.0; 8]; SPLIT_BINS]),
+            right: [0.0; SPLIT_BINS],
         }
     }
 
@@ -564,11 +564,18 @@ fn partition_binned(
         let range = 3.0 * (hi[i] - lo[i]);
         if range > 0.0 { nb as Real / range } else { 0.0 }
     });
-    // A sum at the range's high end (or rounded past it) goes to the last bin; the float to
-    // integer conversion saturates. (The mask changes nothing, `nb ≤ SPLIT_BINS` a power of
+    // A sum at the range's high end (or rounded past it) goes to the last bin, one below the
+    // low end (rounding) to the first. (The mask changes nothing, `nb ≤ SPLIT_BINS` a power of
     // two: it spares the bounds checks.)
+    let top = (nb - 1) as Real;
     let bin = |sum: Real, i: usize| {
-        (((sum - base[i]) * scale[i]) as usize).min(nb - 1) & (SPLIT_BINS - 1)
+        let x = (sum - base[i]) * scale[i];
+        // Plain comparisons, one instruction each (a NaN, from an infinite scale times zero,
+        // goes to bin 0).
+        let x = if x > 0.0 { x } else { 0.0 };
+        let x = if x < top { x } else { top };
+        // SAFETY: 0 ≤ x ≤ nb − 1 < 2³¹, not NaN.
+        (unsafe { x.to_int_unchecked::<i32>() }) as usize & (SPLIT_BINS - 1)
     };
     // Plain comparisons (the coordinates are finite): one instruction, lane by lane.
     #[inline(always)]
@@ -602,17 +609,17 @@ fn partition_binned(
         }
         return Some(1);
     }
-    // Per direction and bin: the extents along the box's axes as eight lanes (low ends, then
-    // negated high ends, two spare) so that one lane-wise minimum grows them, and the count.
+    // Per direction and bin: the extents along the box's axes as six lanes (low ends, then
+    // negated high ends) so that one lane-wise minimum grows them, and the count.
     for (bins, counts) in bins.iter_mut().zip(counts.iter_mut()).take(m) {
-        bins[..nb].fill([Real::INFINITY; 8]);
+        bins[..nb].fill([Real::INFINITY; 6]);
         counts[..nb].fill(0);
     }
     sides.clear();
     sides.extend(corners.iter().map(|c| {
         // By reference: an array of the three rows was copied through `memcpy`.
         let d = c.map(|v| &projections[v as usize]);
-        let mut own = [Real::INFINITY; 8];
+        let mut own = [Real::INFINITY; 6];
         for p in d {
             for j in 0..3 {
                 own[j] = min(own[j], p[j]);
@@ -625,35 +632,35 @@ fn partition_binned(
             own_bins[i] = b as u8;
             counts[b] += 1;
             let e = &mut bins[b];
-            for j in 0..8 {
+            for j in 0..6 {
                 e[j] = min(e[j], own[j]);
             }
         }
         own_bins
     }));
     // The sum of the extents: high end minus low end, both negated in the lanes.
-    let width = |e: &[Real; 8]| -((e[0] + e[3]) + (e[1] + e[4]) + (e[2] + e[5]));
+    let width = |e: &[Real; 6]| -((e[0] + e[3]) + (e[1] + e[4]) + (e[2] + e[5]));
     let mut best: Option<(Real, usize, usize)> = None;
     for (i, (bins, counts)) in bins.iter().zip(counts.iter()).enumerate().take(m) {
-        // Right sides, from the last bin down: `right[b]` holds bins b.. .
-        let mut acc = [Real::INFINITY; 8];
+        // Right sides' widths, from the last bin down: `right[b]` is that of bins b.. .
+        let mut acc = [Real::INFINITY; 6];
         for b in (1..nb).rev() {
-            for j in 0..8 {
+            for j in 0..6 {
                 acc[j] = min(acc[j], bins[b][j]);
             }
-            right[b] = acc;
+            right[b] = width(&acc);
         }
-        let mut left = [Real::INFINITY; 8];
+        let mut left = [Real::INFINITY; 6];
         let mut n_left = 0;
         for b in 1..nb {
-            for j in 0..8 {
+            for j in 0..6 {
                 left[j] = min(left[j], bins[b - 1][j]);
             }
             n_left += counts[b - 1] as usize;
             if n_left == 0 || n_left == n {
                 continue;
             }
-            let score = width(&left) * n_left as Real + width(&right[b]) * (n - n_left) as Real;
+            let score = width(&left) * n_left as Real + right[b] * (n - n_left) as Real;
             if best.is_none_or(|(least, _, _)| score < least) {
                 best = Some((score, i, b));
             }
