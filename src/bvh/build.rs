@@ -374,7 +374,7 @@ fn partition<B>(
                 / n as Real;
             for axis in &fitted.split_axes {
                 let cut = mean.dot(axis);
-                let k = partition_by(tris, |t| frame.centroid(t).dot(axis) < cut);
+                let k = partition_by(tris, |_, t| frame.centroid(t).dot(axis) < cut);
                 if k > 0 && k < n {
                     return k;
                 }
@@ -384,7 +384,7 @@ fn partition<B>(
             let c: Point = fitted.center;
             for axis in &fitted.split_axes {
                 let cut = c.coords.dot(axis);
-                let k = partition_by(tris, |t| {
+                let k = partition_by(tris, |_, t| {
                     let [p, q, r] = frame.triangle(t);
                     let (a, b, d) = (p.coords.dot(axis), q.coords.dot(axis), r.coords.dot(axis));
                     0.5 * (a.min(b).min(d) + a.max(b).max(d)) <= cut
@@ -510,15 +510,8 @@ fn partition_best_axis(
         }
     }
     let (_, i) = best?;
-    // In-place partition by the recorded side, as `partition_by` (deterministic).
-    let mut k = 0;
-    for m in 0..n {
-        // `sides[m]` is the side of the triangle at `m`: the swaps only touch slots up to `m`.
-        if sides[m][0] & (1 << i) == 0 {
-            tris.swap(m, k);
-            k += 1;
-        }
-    }
+    // By the recorded side of each slot.
+    let k = partition_by(tris, |m, _| sides[m][0] & (1 << i) == 0);
     debug_assert_eq!(k, count[i][0]);
     Some(k)
 }
@@ -667,24 +660,19 @@ fn partition_binned(
         }
     }
     let (_, i, b) = best?;
-    // In-place partition by the recorded bins, as `partition_by` (deterministic): `sides[m]`
-    // is the bins of the triangle at `m`, as the swaps only touch slots up to `m`.
-    let mut k = 0;
-    for m in 0..n {
-        if usize::from(sides[m][i]) < b {
-            tris.swap(m, k);
-            k += 1;
-        }
-    }
-    Some(k)
+    // By the recorded bins of each slot.
+    Some(partition_by(tris, |m, _| usize::from(sides[m][i]) < b))
 }
 
-/// In-place partition: moves the triangles for which `left` holds to the front and returns how
-/// many there are (deterministic, so builds are reproducible).
-fn partition_by(tris: &mut [u32], left: impl Fn(u32) -> bool) -> usize {
+/// In-place partition: moves the triangles for which `left(slot, triangle)` holds to the front
+/// and returns how many there are (deterministic, so builds are reproducible). `slot` is the
+/// triangle's index in `tris` before the partition: each slot is looked at once, before any swap
+/// reaches it (a swap only touches the slot looked at and one before it), so per-slot records of
+/// the group (its gathered corners, sides, bins) can decide.
+fn partition_by(tris: &mut [u32], left: impl Fn(usize, u32) -> bool) -> usize {
     let mut k = 0;
     for i in 0..tris.len() {
-        if left(tris[i]) {
+        if left(i, tris[i]) {
             tris.swap(i, k);
             k += 1;
         }
