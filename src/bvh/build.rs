@@ -452,6 +452,8 @@ fn partition_best_axis(
         s + a.coords + b.coords + c.coords
     });
     let cut3 = dirs.map(|a| sum3.dot(&a) / n as Real);
+    // The group as gathered from `tris` in this order.
+    debug_assert_eq!(scratch.corners.len(), n);
     scratch.project(frame, axes);
     let Scratch {
         projections,
@@ -533,9 +535,9 @@ const _: () = assert!(SPLIT_BINS.is_power_of_two());
 /// of `SPLIT_BINS − 1` planes, and returns the left count, or `None` when no plane has
 /// triangles on both sides.
 ///
-/// Each direction's range is that of the group's vertices (gathered in `scratch`), cut into
-/// [`SPLIT_BINS`] equal bins (as many as triangles for smaller groups); a triangle goes to the
-/// bin of its centroid. One pass over the triangles gathers each bin's count and extents along
+/// The group is read as [`Scratch::gather`] left it from `tris` in their current order. Each
+/// direction's range is that of the group's vertices, cut into [`SPLIT_BINS`] equal bins (as
+/// many as triangles for smaller groups); a triangle goes to the bin of its centroid. One pass over the triangles gathers each bin's count and extents along
 /// the box's three axes. A plane between bins `b − 1` and `b` scores
 /// `w_left·n_left + w_right·n_right`, where `n` is a side's triangle count and `w` its mean
 /// width up to a factor (the sum of its extents along the box's axes). The least score wins;
@@ -550,6 +552,8 @@ fn partition_binned(
     let (lo, hi) = scratch.project(frame, axes);
     // As many bins as triangles for small groups, up to `SPLIT_BINS`.
     let n = tris.len();
+    // The group as gathered from `tris` in this order.
+    debug_assert_eq!(scratch.corners.len(), n);
     let nb = n.min(SPLIT_BINS);
     // A centroid's bin from the sum of its corners' projections (three times the centroid's).
     let base: [Real; 6] = std::array::from_fn(|i| 3.0 * lo[i]);
