@@ -537,11 +537,12 @@ const _: () = assert!(SPLIT_BINS.is_power_of_two());
 ///
 /// The group is read as [`Scratch::gather`] left it from `tris` in their current order. Each
 /// direction's range is that of the group's vertices, cut into [`SPLIT_BINS`] equal bins (as
-/// many as triangles for smaller groups); a triangle goes to the bin of its centroid. One pass over the triangles gathers each bin's count and extents along
-/// the box's three axes. A plane between bins `b − 1` and `b` scores
-/// `w_left·n_left + w_right·n_right`, where `n` is a side's triangle count and `w` its mean
-/// width up to a factor (the sum of its extents along the box's axes). The least score wins;
-/// ties keep the earlier direction, then the earlier plane.
+/// many as triangles for smaller groups); a triangle goes to the bin of its centroid. One pass
+/// over the triangles gathers each bin's count and extents along the box's three axes (and
+/// records each triangle's bins, by which the group is then cut). A plane between bins `b − 1`
+/// and `b` scores `w_left·n_left + w_right·n_right`, where `n` is a side's triangle count and
+/// `w` its mean width up to a factor (the sum of its extents along the box's axes). The least
+/// score wins; ties keep the earlier direction, then the earlier plane.
 fn partition_binned(
     frame: &Frame<'_>,
     tris: &mut [u32],
