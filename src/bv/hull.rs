@@ -483,10 +483,10 @@ pub(super) fn hull_covariance(
         return tetrahedron_covariance(points, origin, vertices);
     }
     if points.len() <= SMALL {
-        // (Four points take the closed form above.) Built in place, in storage reused from call to call: a `SmallHull` returned by value
-        // was copied whole (some 4.5 KB with its planes), 4–5% of the samples of a
-        // microbenchmark of the fits of groups of two to eight triangles, whose fits now take
-        // about 1% less time.
+        // (Four points take the closed form above.) Built in place, in storage reused from call
+        // to call: a `SmallHull` returned by value was copied whole (some 4.5 KB with its
+        // planes), 4–5% of the samples of a microbenchmark of the fits of groups of two to
+        // eight triangles, whose fits now take about 1% less time.
         thread_local! {
             static SMALL_HULL: std::cell::RefCell<SmallHull> =
                 std::cell::RefCell::new(SmallHull::empty());

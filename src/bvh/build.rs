@@ -111,7 +111,7 @@ struct Scratch {
     corners: Vec<[u32; 3]>,
     /// Per triangle of the group: which side of each candidate cut it lies on
     /// ([`partition_best_axis`]), or its bin along each direction ([`partition_binned`]).
-    sides: Vec<[u8; 8]>,
+    sides: Vec<[u8; 6]>,
     /// Per gathered vertex (index in `vertices`): its projections on the current group's cut
     /// directions (volume frame).
     projections: Vec<[Real; 6]>,
@@ -496,7 +496,7 @@ fn partition_best_axis(
                 hi[i][right][j] = max(hi[i][right][j], thi[j]);
             }
         }
-        [bits, 0, 0, 0, 0, 0, 0, 0]
+        [bits, 0, 0, 0, 0, 0]
     }));
     let mut best: Option<(Real, usize)> = None;
     for i in 0..m {
@@ -624,7 +624,7 @@ fn partition_binned(
                 own[3 + j] = min(own[3 + j], -p[j]);
             }
         }
-        let mut own_bins = [0u8; 8];
+        let mut own_bins = [0u8; 6];
         for (i, (bins, counts)) in bins.iter_mut().zip(counts.iter_mut()).enumerate().take(m) {
             let b = bin(d[0][i] + d[1][i] + d[2][i], i);
             own_bins[i] = b as u8;
