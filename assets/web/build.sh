@@ -33,8 +33,11 @@ if [ "$have" != "$want" ]; then
     || cargo install wasm-bindgen-cli --version "$want" --force
 fi
 
-cargo build --release --target wasm32-unknown-unknown --no-default-features --features web \
-  --bin obbtree-web
+# With the thin local LTO that the release profile turns off for native builds (Cargo.toml): the
+# .wasm is 6% smaller with it (70.9 MB against 75.5 MB before wasm-bindgen; its compile took
+# 8 min 5 s against 6 min 14 s, cold, on an idle 2-core machine).
+CARGO_PROFILE_RELEASE_LTO=false cargo build --release --target wasm32-unknown-unknown \
+  --no-default-features --features web --bin obbtree-web
 wasm="$target_dir/wasm32-unknown-unknown/release/obbtree-web.wasm"
 
 rm -rf "$out"
