@@ -467,14 +467,21 @@ fn initial_simplex(points: &[Point]) -> Option<[usize; 4]> {
 /// (flat, collinear or a point: Gottschalk et al. 1996, §7.1). The points are at unit scale
 /// (their largest coordinate magnitude in [1, 2)); `origin` is one of them, the frame the sums
 /// are taken in. `vertices`, if given, receives the indices of the hull's vertices, increasing
-/// (cleared first; empty when the points are flat).
+/// (cleared first; empty when the points are flat), and `faces`, if given, the hull's faces
+/// for 5 to [`SMALL`] points (cleared first; empty for four points, for more than [`SMALL`]
+/// and for flat points): each face's corners as positions in `vertices`, wound
+/// counter-clockwise seen from outside. (`faces` is filled only when `vertices` is given.)
 pub(super) fn hull_covariance(
     points: &[Point],
     origin: &Point,
     mut vertices: Option<&mut Vec<u32>>,
+    mut faces: Option<&mut Vec<[u8; 3]>>,
 ) -> Option<Matrix3> {
     if let Some(v) = vertices.as_deref_mut() {
         v.clear();
+    }
+    if let Some(f) = faces.as_deref_mut() {
+        f.clear();
     }
     if points.len() < 4 {
         return None;
@@ -501,6 +508,11 @@ pub(super) fn hull_covariance(
                     used |= 1 << a | 1 << b | 1 << c;
                 }
                 v.extend((0..points.len() as u32).filter(|&i| used >> i & 1 == 1));
+                if let Some(f) = faces {
+                    // A point's position among the vertices: the used points before it.
+                    let at = |i: u8| (used & ((1u64 << i) - 1)).count_ones() as u8;
+                    f.extend(hull.faces().iter().map(|&[a, b, c]| [at(a), at(b), at(c)]));
+                }
             }
             let at = |i: u8| points[i as usize] - origin;
             non_flat_covariance(hull.faces().iter().map(|&[a, b, c]| [at(a), at(b), at(c)]))
@@ -663,7 +675,7 @@ mod tests {
     fn matches_the_crate(raw: &[[f64; 3]]) -> Result<(), TestCaseError> {
         let points: Vec<Point> = raw.iter().map(|&[x, y, z]| Point::new(x, y, z)).collect();
         let origin = points[0];
-        let ours = hull_covariance(&points, &origin, None);
+        let ours = hull_covariance(&points, &origin, None, None);
         let reference = quickhull_covariance(&single_precision(&points, &origin));
         match (ours, reference) {
             (Some(s), Some(r)) => {
@@ -796,7 +808,7 @@ mod tests {
             let points: Vec<Point> = points.iter().map(|p| p * k).collect();
             let origin = points[0];
             let mut vertices = vec![7];
-            let closed = hull_covariance(&points, &origin, Some(&mut vertices));
+            let closed = hull_covariance(&points, &origin, Some(&mut vertices), None);
             let at = |i: u8| points[i as usize] - origin;
             let small = SmallHull::new(&points).and_then(|hull| {
                 non_flat_covariance(hull.faces().iter().map(|&[a, b, c]| [at(a), at(b), at(c)]))
@@ -974,7 +986,7 @@ mod tests {
         }
         .unwrap();
         assert!((quick_cov - expected).amax() < 1e-12, "{quick_cov}");
-        let cov = hull_covariance(&points, &points[13], None).unwrap();
+        let cov = hull_covariance(&points, &points[13], None, None).unwrap();
         assert!((cov - expected).amax() < 1e-12, "{cov}");
         // Exactly coplanar (one lattice layer) and collinear (one row) sets are flat.
         assert!(SmallHull::new(&points[..9]).is_none());

@@ -234,6 +234,7 @@ fn fit_axes(
         let FitScratch {
             scaled,
             vertices,
+            faces,
             hull_points,
             least,
         } = scratch;
@@ -243,9 +244,9 @@ fn fit_axes(
         let origin = points[0];
         let of_triangles = || of_triangles(&origin, k);
         // The hull's vertices are gathered only for the least-volume search.
-        let hull = |vertices: Option<&mut Vec<u32>>| {
+        let hull = |vertices: Option<&mut Vec<u32>>, faces: Option<&mut Vec<[u8; 3]>>| {
             principal_axes(
-                &hull_covariance(points, &origin, vertices)
+                &hull_covariance(points, &origin, vertices, faces)
                     .or_else(of_triangles)
                     .unwrap_or_else(|| covariance_of_points(points)),
             )
@@ -254,13 +255,13 @@ fn fit_axes(
         // frame's own axes.
         let candidates = |vertices: Option<&mut Vec<u32>>| {
             [
-                Some(hull(vertices)),
+                Some(hull(vertices, None)),
                 of_triangles().map(|c| principal_axes(&c)),
                 Some([Vector::x(), Vector::y(), Vector::z()]),
             ]
         };
         match fit {
-            ObbFit::Hull => hull(None),
+            ObbFit::Hull => hull(None, None),
             ObbFit::Triangles => {
                 principal_axes(&of_triangles().unwrap_or_else(|| covariance_of_points(points)))
             }
@@ -278,7 +279,7 @@ fn fit_axes(
             ObbFit::LeastVolume => {
                 // The §4 box turns alone for up to `ONE_START` points, the §4 box and the
                 // frame's axes above (see `ONE_START`).
-                let hull_axes = Some(hull(Some(&mut *vertices)));
+                let hull_axes = Some(hull(Some(&mut *vertices), Some(&mut *faces)));
                 let frame =
                     (points.len() > ONE_START).then_some([Vector::x(), Vector::y(), Vector::z()]);
                 let candidates = [hull_axes, frame];
@@ -294,7 +295,7 @@ fn fit_axes(
                 // Ties keep the earlier candidate.
                 let mut best: Option<([Vector; 3], Real)> = None;
                 for start in candidates.into_iter().flatten() {
-                    let (axes, volume) = least_volume_axes(start, bounded, pad, least);
+                    let (axes, volume) = least_volume_axes(start, bounded, faces, pad, least);
                     if best.is_none_or(|(_, v)| volume < v) {
                         best = Some((axes, volume));
                     }
@@ -337,6 +338,8 @@ struct FitScratch {
     scaled: Vec<Point>,
     /// Indices of the hull's vertices.
     vertices: Vec<u32>,
+    /// The hull's faces by positions in `vertices` (small hulls only).
+    faces: Vec<[u8; 3]>,
     /// The hull's vertices.
     hull_points: Vec<Point>,
     least: Scratch,
