@@ -95,7 +95,7 @@ impl Obb {
     /// and others ([`ObbFit`]).
     pub fn fit_points(points: &[Point], triangles: &[[Point; 3]], fit: ObbFit) -> Obb {
         let axes = fit_axes(
-            points,
+            points.iter().copied(),
             |origin, k| of_triangles(origin, k, triangles.iter().copied()),
             fit,
         );
@@ -217,16 +217,16 @@ const ONE_START: usize = 128;
 /// triangles' covariance (any scale: only its eigenvectors are used), given the unit-scale frame
 /// the points are fitted in (scale `k`, origin `origin` in it) should it need one.
 fn fit_axes(
-    points: &[Point],
+    points: impl Iterator<Item = Point> + Clone,
     of_triangles: impl Fn(&Point, Real) -> Option<Matrix3>,
     fit: ObbFit,
 ) -> [Vector; 3] {
-    if points.is_empty() {
+    if points.clone().next().is_none() {
         return [Vector::x(), Vector::y(), Vector::z()];
     }
     // The axes do not depend on the scale: fit at unit scale, so that squares and products
     // neither overflow nor underflow for huge or tiny models.
-    let k = unit_scale(points.iter().copied());
+    let k = unit_scale(points.clone());
     thread_local! {
         static SCRATCH: RefCell<FitScratch> = RefCell::default();
     }
@@ -239,7 +239,7 @@ fn fit_axes(
             least,
         } = scratch;
         scaled.clear();
-        scaled.extend(points.iter().map(|p| p * k));
+        scaled.extend(points.map(|p| p * k));
         let points: &[Point] = scaled;
         let origin = points[0];
         let of_triangles = || of_triangles(&origin, k);
@@ -521,15 +521,16 @@ impl BoundingVolume for Obb {
         if let Some(axes) = leaf_axes {
             return Self::fitted(axes, group.points());
         }
-        let points: Vec<Point> = group.points().collect();
+        // (The group's points are read from the mesh each time they are needed, not copied.)
+        let points = group.points();
         let axes = match group.triangles {
             // A leaf whose triangle has no closed-form box (degenerate): the fit of its points.
-            [_] => fit_axes(&points, |_, _| None, group.fit),
+            [_] => fit_axes(points.clone(), |_, _| None, group.fit),
             // RAPID's fit of a group whose triangles have no area (the fast path above took the
             // others): the points' covariance.
-            _ if !group.moments.is_empty() => fit_axes(&points, |_, _| None, group.fit),
+            _ if !group.moments.is_empty() => fit_axes(points.clone(), |_, _| None, group.fit),
             _ => fit_axes(
-                &points,
+                points.clone(),
                 |origin, k| {
                     of_triangles(
                         origin,
@@ -540,7 +541,7 @@ impl BoundingVolume for Obb {
                 group.fit,
             ),
         };
-        Self::fitted(axes, points.iter().copied())
+        Self::fitted(axes, points)
     }
 
     fn prepare(
