@@ -11,7 +11,9 @@
 //! its volume is that extent times the area of a rectangle around the other two coordinates of
 //! the points, whose least area is reached with one side along an edge of their planar convex
 //! hull (Freeman & Shapira 1975): each rotation is exact, found by rotating calipers over that
-//! hull (Toussaint 1983). The whole is a local search (it finds a box no turn about one of its
+//! hull (Toussaint 1983), or for a few points along every pair of them. A small group's planar
+//! hull is read off its 3D hull (the outline of the faces turned towards the axis), a large
+//! group's sorted out of the projections. The whole is a local search (it finds a box no turn about one of its
 //! own axes improves, not the minimum-volume box), so the caller may run it from more than one
 //! starting orientation (the fit: the §4 box, and for large groups also the frame's axes).
 //!
