@@ -655,6 +655,31 @@ mod tests {
             .fold(Real::INFINITY, Real::min)
     }
 
+    /// Up to [`PAIRS`] points, float and on a coarse grid (ties, repeats, collinear runs).
+    fn few_points() -> impl Strategy<Value = Vec<[Real; 2]>> {
+        prop_oneof![
+            prop::collection::vec(prop::array::uniform2(-10.0..10.0f64), 1..=PAIRS),
+            prop::collection::vec(prop::array::uniform2(-2i32..=2), 1..=PAIRS)
+                .prop_map(|v| v.iter().map(|c| c.map(|k| 0.3 * Real::from(k))).collect()),
+        ]
+    }
+
+    /// Points in a ball of radius 1.9 (the fit's unit scale), float or on a grid (coplanar
+    /// faces, points on edges), for hulls of [`PAIRS`]` + 1` to [`SILHOUETTE`] points.
+    fn solid_points() -> impl Strategy<Value = Vec<Point>> {
+        let n = PAIRS + 1..=SILHOUETTE;
+        prop_oneof![
+            prop::collection::vec(prop::array::uniform3(-1.0..1.0f64), n.clone()),
+            prop::collection::vec(prop::array::uniform3(-2i32..=2), n)
+                .prop_map(|v| v.iter().map(|c| c.map(|k| 0.5 * Real::from(k))).collect()),
+        ]
+        .prop_map(|v| {
+            v.iter()
+                .map(|c| Point::from(*c) * 1.9 / 3f64.sqrt())
+                .collect()
+        })
+    }
+
     fn planar() -> impl Strategy<Value = Vec<[Real; 2]>> {
         prop::collection::vec(prop::array::uniform2(-10.0..10.0f64), 3..60)
     }
@@ -715,101 +740,9 @@ mod tests {
             }
         }
 
-        /// The sort key orders finite values as the comparison of values does, -0 with +0.
-        #[test]
-        fn order_key_orders_like_values(
-            a in prop::num::f64::NORMAL | prop::num::f64::SUBNORMAL | prop::num::f64::ZERO,
-            b in prop::num::f64::NORMAL | prop::num::f64::SUBNORMAL | prop::num::f64::ZERO,
-        ) {
-            for (x, y) in [(a, b), (a, a), (a, -a), (b, a)] {
-                prop_assert_eq!(
-                    order_key(x).cmp(&order_key(y)),
-                    x.partial_cmp(&y).unwrap(),
-                    "{} vs {}", x, y
-                );
-            }
-        }
-
-        /// Points with many equal coordinates (a float grid, signed zeros among them): the
-        /// planar hull is convex and counter-clockwise up to rounding (the chains' orientation
-        /// tests are in floats: grid points that are collinear in exact arithmetic may stay as a
-        /// sliver), and holds every point.
-        #[test]
-        fn hull_of_ties_is_convex(
-            cells in prop::collection::vec((-3i32..=3, -3i32..=3, any::<bool>()), 1..40),
-        ) {
-            let points: Vec<[Real; 2]> = cells
-                .iter()
-                .map(|&(i, j, negative_zero)| {
-                    let c = |k: i32| {
-                        if k == 0 && negative_zero { -0.0 } else { 0.1 * Real::from(k) }
-                    };
-                    [c(i), c(j)]
-                })
-                .collect();
-            let (mut work, mut hull) = (points.clone(), Vec::new());
-            convex_hull_2d(&mut work, &mut hull);
-            let n = hull.len();
-            if n >= 3 {
-                for e in 0..n {
-                    let (a, b, c) = (hull[e], hull[(e + 1) % n], hull[(e + 2) % n]);
-                    let t = turn(a, b, c);
-                    prop_assert!(t >= -1e-12, "{a:?} {b:?} {c:?} turns right");
-                    prop_assert!(a != b, "repeated vertex {a:?}");
-                    for p in &points {
-                        let t = turn(a, b, *p);
-                        prop_assert!(t >= -1e-12, "{p:?} right of hull edge {a:?} {b:?}");
-                    }
-                }
-            } else if n == 2 {
-                // Collinear points: all on the line through the segment's ends.
-                for p in &points {
-                    prop_assert!(turn(hull[0], hull[1], *p).abs() <= 1e-12, "{p:?} off {hull:?}");
-                }
-            } else {
-                // One point, however often (signed zeros alike), gives no hull.
-                prop_assert_eq!(n, 0);
-                prop_assert!(points.iter().all(|p| p == &points[0]), "{points:?} gave no hull");
-            }
-        }
-    }
-
-    /// Up to [`PAIRS`] points, float and on a coarse grid (ties, repeats, collinear runs).
-    fn few_points() -> impl Strategy<Value = Vec<[Real; 2]>> {
-        prop_oneof![
-            prop::collection::vec(prop::array::uniform2(-10.0..10.0f64), 1..=PAIRS),
-            prop::collection::vec(prop::array::uniform2(-2i32..=2), 1..=PAIRS)
-                .prop_map(|v| v.iter().map(|c| c.map(|k| 0.3 * Real::from(k))).collect()),
-        ]
-    }
-
-    /// Points in a ball of radius 1.9 (the fit's unit scale), float or on a grid (coplanar
-    /// faces, points on edges), for hulls of [`PAIRS`]` + 1` to [`SILHOUETTE`] points.
-    fn solid_points() -> impl Strategy<Value = Vec<Point>> {
-        let n = PAIRS + 1..=SILHOUETTE;
-        prop_oneof![
-            prop::collection::vec(prop::array::uniform3(-1.0..1.0f64), n.clone()),
-            prop::collection::vec(prop::array::uniform3(-2i32..=2), n)
-                .prop_map(|v| v.iter().map(|c| c.map(|k| 0.5 * Real::from(k))).collect()),
-        ]
-        .prop_map(|v| {
-            v.iter()
-                .map(|c| Point::from(*c) * 1.9 / 3f64.sqrt())
-                .collect()
-        })
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig {
-            cases: 500,
-            failure_persistence: None,
-            ..ProptestConfig::default()
-        })]
-
         /// The least rectangle along all pairs of points is the least rectangle along the
         /// planar hull's edges (the brute force over the hull), padded to within `pad` times
-        /// the perimeter (the pairs are compared unpadded), and no padded rectangle in any
-        /// direction is smaller than the hull's.
+        /// the perimeter (the pairs are compared unpadded), and never smaller than the hull's.
         #[test]
         fn pairs_match_the_hull_edges(
             points in few_points(),
@@ -899,6 +832,64 @@ mod tests {
                 let with = least_volume_axes(axes, &bounded, &faces, pad, &mut Scratch::default());
                 let without = least_volume_axes(axes, &bounded, &[], pad, &mut Scratch::default());
                 prop_assert!((with.1 - without.1).abs() <= 1e-9 * without.1, "{with:?} vs {without:?}");
+            }
+        }
+
+        /// The sort key orders finite values as the comparison of values does, -0 with +0.
+        #[test]
+        fn order_key_orders_like_values(
+            a in prop::num::f64::NORMAL | prop::num::f64::SUBNORMAL | prop::num::f64::ZERO,
+            b in prop::num::f64::NORMAL | prop::num::f64::SUBNORMAL | prop::num::f64::ZERO,
+        ) {
+            for (x, y) in [(a, b), (a, a), (a, -a), (b, a)] {
+                prop_assert_eq!(
+                    order_key(x).cmp(&order_key(y)),
+                    x.partial_cmp(&y).unwrap(),
+                    "{} vs {}", x, y
+                );
+            }
+        }
+
+        /// Points with many equal coordinates (a float grid, signed zeros among them): the
+        /// planar hull is convex and counter-clockwise up to rounding (the chains' orientation
+        /// tests are in floats: grid points that are collinear in exact arithmetic may stay as a
+        /// sliver), and holds every point.
+        #[test]
+        fn hull_of_ties_is_convex(
+            cells in prop::collection::vec((-3i32..=3, -3i32..=3, any::<bool>()), 1..40),
+        ) {
+            let points: Vec<[Real; 2]> = cells
+                .iter()
+                .map(|&(i, j, negative_zero)| {
+                    let c = |k: i32| {
+                        if k == 0 && negative_zero { -0.0 } else { 0.1 * Real::from(k) }
+                    };
+                    [c(i), c(j)]
+                })
+                .collect();
+            let (mut work, mut hull) = (points.clone(), Vec::new());
+            convex_hull_2d(&mut work, &mut hull);
+            let n = hull.len();
+            if n >= 3 {
+                for e in 0..n {
+                    let (a, b, c) = (hull[e], hull[(e + 1) % n], hull[(e + 2) % n]);
+                    let t = turn(a, b, c);
+                    prop_assert!(t >= -1e-12, "{a:?} {b:?} {c:?} turns right");
+                    prop_assert!(a != b, "repeated vertex {a:?}");
+                    for p in &points {
+                        let t = turn(a, b, *p);
+                        prop_assert!(t >= -1e-12, "{p:?} right of hull edge {a:?} {b:?}");
+                    }
+                }
+            } else if n == 2 {
+                // Collinear points: all on the line through the segment's ends.
+                for p in &points {
+                    prop_assert!(turn(hull[0], hull[1], *p).abs() <= 1e-12, "{p:?} off {hull:?}");
+                }
+            } else {
+                // One point, however often (signed zeros alike), gives no hull.
+                prop_assert_eq!(n, 0);
+                prop_assert!(points.iter().all(|p| p == &points[0]), "{points:?} gave no hull");
             }
         }
     }
