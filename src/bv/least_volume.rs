@@ -31,8 +31,6 @@ pub(super) struct Scratch {
     planar: Vec<[Real; 2]>,
     /// Their convex hull.
     hull: Vec<[Real; 2]>,
-    /// The normals of the 3D hull's faces, when it is given ([`silhouette`]).
-    normals: Vec<Vector>,
 }
 
 /// Rotations about one axis at most this many times: two rounds over the three axes. (Measured
@@ -107,11 +105,6 @@ pub(super) fn least_volume_axes(
     } else {
         &[]
     };
-    scratch.normals.clear();
-    scratch.normals.extend(faces.iter().map(|&[a, b, c]| {
-        let p = |i: u8| points[i as usize];
-        (p(b) - p(a)).cross(&(p(c) - p(a)))
-    }));
     let mut axes = start;
     let extents = axes.map(|a| extent(&a, points));
     let mut volume = padded_volume(&extents, pad);
@@ -139,11 +132,7 @@ pub(super) fn least_volume_axes(
         }
         let k = (first + step) % 3;
         let (i, j) = ((k + 1) % 3, (k + 2) % 3);
-        let Scratch {
-            planar,
-            hull,
-            normals,
-        } = scratch;
+        let Scratch { planar, hull } = scratch;
         // The points in the plane of the rotation, and their extent along its axis.
         planar.clear();
         let (mut lo, mut hi) = (Real::INFINITY, Real::NEG_INFINITY);
@@ -160,7 +149,7 @@ pub(super) fn least_volume_axes(
         let found = if points.len() <= PAIRS {
             pairs_rectangle(planar, pad).map(|(d, _)| (d, padded_area(planar, d, pad)))
         } else {
-            if faces.is_empty() || !silhouette(faces, normals, &axes[k], planar, hull) {
+            if faces.is_empty() || !silhouette(faces, planar, hull) {
                 convex_hull_2d(planar, hull);
             }
             least_area_rectangle(hull, pad).map(|(d, _)| (d, padded_area(hull, d, pad)))
@@ -327,30 +316,28 @@ pub(super) const SILHOUETTE: usize = 32;
 /// vertices has at most `2n − 4`): their facing bits fit in one `u64`.
 const MAX_FACES: usize = 2 * SILHOUETTE - 4;
 
-/// The convex hull of the projections `planar` (of the points, in the plane of the axes after
-/// `axis` in a right-handed frame) into `hull`, from the points' 3D hull: the outline of a convex
-/// polytope seen along `axis` is the loop of edges between the faces turned towards `axis`
-/// (`normal · axis > 0`) and the others, and walking the turned faces' own edges of that loop
-/// goes counter-clockwise in the plane. No sort: each rotation of the least-volume search
-/// reads its hull off the faces. Vertices whose turn is not to the left (collinear, or
+/// The convex hull of the projections `planar` (of the points, on the two axes after an axis in
+/// a right-handed frame) into `hull`, from the points' 3D hull: the outline of a convex
+/// polytope seen along that axis is the loop of edges between the faces turned towards it and
+/// the others, and walking the turned faces' own edges of that loop goes counter-clockwise in
+/// the plane. A face is turned towards the axis when its normal has a positive component along
+/// it, that is when its projection turns counter-clockwise (that component is the projected
+/// triangle's doubled area: no normals needed). No sort: each rotation of the least-volume
+/// search reads its hull off the faces. Vertices whose turn is not to the left (collinear, or
 /// rounding's slivers) are left out, as [`convex_hull_2d`] leaves them out; the loop starts at
 /// the least point in the order of [`convex_hull_2d`]'s sort, as its chain does.
 ///
-/// `faces` index `planar` (at most [`SILHOUETTE`] points, [`MAX_FACES`] faces), `normals` are
-/// theirs (any length, outward). `false` (and `hull` undefined) when rounding on faces nearly
-/// parallel to `axis` breaks the loop (the turned faces touch at a vertex, or the loop is not
-/// all of the outline) or leaves fewer than three vertices: the caller sorts instead.
-fn silhouette(
-    faces: &[[u8; 3]],
-    normals: &[Vector],
-    axis: &Vector,
-    planar: &[[Real; 2]],
-    hull: &mut Vec<[Real; 2]>,
-) -> bool {
+/// `faces` index `planar` (at most [`SILHOUETTE`] points, [`MAX_FACES`] faces), each
+/// counter-clockwise seen from outside. `false` (and `hull` undefined) when rounding on faces
+/// nearly parallel to the axis breaks the loop (the turned faces touch at a vertex, or the
+/// loop is not all of the outline) or leaves fewer than three vertices: the caller sorts
+/// instead.
+fn silhouette(faces: &[[u8; 3]], planar: &[[Real; 2]], hull: &mut Vec<[Real; 2]>) -> bool {
     debug_assert!(planar.len() <= SILHOUETTE && faces.len() <= MAX_FACES);
     let mut facing = 0u64;
-    for (f, normal) in normals.iter().enumerate() {
-        facing |= u64::from(normal.dot(axis) > 0.0) << f;
+    for (f, &[a, b, c]) in faces.iter().enumerate() {
+        let p = |i: u8| planar[i as usize];
+        facing |= u64::from(turn(p(a), p(b), p(c)) > 0.0) << f;
     }
     // The turned faces' edges, as a bit per head for each tail.
     let mut out = [0u32; SILHOUETTE];
@@ -375,7 +362,9 @@ fn silhouette(
             }
         }
     }
-    if count < 3 {
+    // A loop through distinct vertices has at most one edge per point: more edges (faces
+    // turned towards the axis that are not one disc) cannot be walked as one.
+    if count < 3 || count > planar.len() {
         return false;
     }
     // One loop through every edge of the outline, or the faces were not a disc.
@@ -789,13 +778,6 @@ mod tests {
             prop_assume!(hull3.is_some() && vertices.len() > PAIRS);
             prop_assert!(!faces.is_empty());
             let bounded: Vec<Point> = vertices.iter().map(|&i| points[i as usize]).collect();
-            let normals: Vec<Vector> = faces
-                .iter()
-                .map(|&[a, b, c]| {
-                    let p = |i: u8| bounded[i as usize];
-                    (p(b) - p(a)).cross(&(p(c) - p(a)))
-                })
-                .collect();
             let axes = rows(&nalgebra::Rotation3::new(Vector::from(axis) * angle));
             let on_grid = points.iter().all(|p| p.coords.iter().all(|x| {
                 let k = x * 3f64.sqrt() / 1.9 / 0.5;
@@ -808,7 +790,7 @@ mod tests {
                     .map(|p| [axes[i].dot(&p.coords), axes[j].dot(&p.coords)])
                     .collect();
                 let mut outline = Vec::new();
-                if !silhouette(&faces, &normals, &axes[k], &planar, &mut outline) {
+                if !silhouette(&faces, &planar, &mut outline) {
                     prop_assert!(on_grid, "float points fell back to the sort about axis {k}");
                     continue;
                 }
@@ -832,6 +814,36 @@ mod tests {
                 let with = least_volume_axes(axes, &bounded, &faces, pad, &mut Scratch::default());
                 let without = least_volume_axes(axes, &bounded, &[], pad, &mut Scratch::default());
                 prop_assert!((with.1 - without.1).abs() <= 1e-9 * without.1, "{with:?} vs {without:?}");
+            }
+        }
+
+        /// Whatever the faces turned towards the axis (here from projections unrelated to the
+        /// hull, so that they need not make a disc: a pipes scene's grid once gave more
+        /// outline edges than points, and the walk ran past its storage), the outline is one
+        /// closed loop of left turns through the given points, or `false`.
+        #[test]
+        fn silhouette_of_any_facing_is_a_loop_or_nothing(
+            points in solid_points(),
+            planar in prop::collection::vec(prop::array::uniform2(-1.0..1.0f64), SILHOUETTE),
+        ) {
+            let (mut vertices, mut faces) = (Vec::new(), Vec::new());
+            let hull3 = crate::bv::hull::hull_covariance(
+                &points,
+                &points[0],
+                Some(&mut vertices),
+                Some(&mut faces),
+            );
+            prop_assume!(hull3.is_some() && vertices.len() > PAIRS);
+            let planar = &planar[..vertices.len()];
+            let mut outline = Vec::new();
+            if silhouette(&faces, planar, &mut outline) {
+                let n = outline.len();
+                prop_assert!(n >= 3);
+                for e in 0..n {
+                    let (a, b, c) = (outline[e], outline[(e + 1) % n], outline[(e + 2) % n]);
+                    prop_assert!(planar.contains(&a), "{a:?} is not a point");
+                    prop_assert!(turn(a, b, c) > 0.0, "{a:?} {b:?} {c:?} turns right");
+                }
             }
         }
 
