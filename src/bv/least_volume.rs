@@ -304,12 +304,14 @@ fn pairs_rectangle(points: &[[Real; 2]], pad: Real) -> Option<([Real; 2], Real)>
 
 /// Up to this many points [`least_volume_axes`] takes its planar hulls from the 3D hull's faces
 /// when it has them ([`silhouette`]; a point's outgoing edges fit in one `u32`). The searches
-/// of the bunny's groups of 9–16 hull vertices took 0.87× the time of sorting (2.45 µs against
-/// 2.81 µs), those of 17–32 vertices 0.87× too (5.07 µs against 5.84 µs); of 5–8 vertices the
-/// same time (1.36 µs), where [`PAIRS`] is faster still. The hulls are the same but for
-/// rounding's slivers: of 400,000 rotations of the bunny's build, 0.04% differed, each by
-/// a second copy of a vertex, 1e-17 away, that the sorted chain kept; none fell back to the
-/// sort.
+/// of the bunny's groups of 9–16 hull vertices took 0.83× the time of sorting (2.34 µs against
+/// 2.81 µs), those of 17–32 vertices 0.86× (about 5.0 µs against 5.84 µs); of 5–8 vertices
+/// the same time (1.36 µs), where [`PAIRS`] is faster still. The hulls are the same but for
+/// rounding's slivers: of 400,000 rotations of the bunny's build, 0.04% differed, each by a
+/// second copy of a vertex, 1e-17 away, that the sorted chain kept. Rotations that fell back
+/// to the sort (faces nearly parallel to the axis that rounding leaves out of one disc): the
+/// pipes 1.2%, the torpedo 0.4%, the landscape 0.08%, the bunny 2 of 99,730, the wrinkled
+/// torus none.
 pub(super) const SILHOUETTE: usize = 32;
 
 /// The most faces [`silhouette`] takes (a closed triangulated surface of [`SILHOUETTE`]
