@@ -143,15 +143,16 @@ pub(super) fn least_volume_axes(
             planar.push([axes[i].dot(&p.coords), axes[j].dot(&p.coords)]);
         }
         let extent_k = hi - lo + pad;
-        // The chosen direction's area measured again on the points or their hull (rounding on
-        // a sliver of a hull could mislead the calipers' walks; this keeps every step from
-        // growing the box whatever they return).
         let found = if points.len() <= PAIRS {
-            pairs_rectangle(planar, pad).map(|(d, _)| (d, padded_area(planar, d, pad)))
+            // Its area is measured over all the points already.
+            pairs_rectangle(planar, pad)
         } else {
             if faces.is_empty() || !silhouette(faces, planar, hull) {
                 convex_hull_2d(planar, hull);
             }
+            // The chosen direction's area measured again on the hull (rounding on a sliver of
+            // a hull could mislead the calipers' walks; this keeps every step from growing the
+            // box whatever they return).
             least_area_rectangle(hull, pad).map(|(d, _)| (d, padded_area(hull, d, pad)))
         };
         match found {
