@@ -673,6 +673,18 @@ mod tests {
         })
     }
 
+    /// An outline: at least three vertices, each one of `planar`, turning left at each.
+    fn check_loop(outline: &[[Real; 2]], planar: &[[Real; 2]]) -> Result<(), TestCaseError> {
+        let n = outline.len();
+        prop_assert!(n >= 3);
+        for e in 0..n {
+            let (a, b, c) = (outline[e], outline[(e + 1) % n], outline[(e + 2) % n]);
+            prop_assert!(planar.contains(&a), "{a:?} is not a point");
+            prop_assert!(turn(a, b, c) > 0.0, "{a:?} {b:?} {c:?} turns right");
+        }
+        Ok(())
+    }
+
     fn planar() -> impl Strategy<Value = Vec<[Real; 2]>> {
         prop::collection::vec(prop::array::uniform2(-10.0..10.0f64), 3..60)
     }
@@ -803,12 +815,10 @@ mod tests {
                     prop_assert!(on_grid, "float points fell back to the sort about axis {k}");
                     continue;
                 }
+                check_loop(&outline, &planar)?;
                 let n = outline.len();
-                prop_assert!(n >= 3);
                 for e in 0..n {
-                    let (a, b, c) = (outline[e], outline[(e + 1) % n], outline[(e + 2) % n]);
-                    prop_assert!(planar.contains(&a), "{a:?} is not a point");
-                    prop_assert!(turn(a, b, c) > 0.0, "{a:?} {b:?} {c:?} turns right");
+                    let (a, b) = (outline[e], outline[(e + 1) % n]);
                     for p in &planar {
                         prop_assert!(turn(a, b, *p) >= -1e-12, "{p:?} right of {a:?} {b:?}");
                     }
@@ -846,13 +856,7 @@ mod tests {
             let planar = &planar[..vertices.len()];
             let mut outline = Vec::new();
             if silhouette(&faces, planar, &mut outline) {
-                let n = outline.len();
-                prop_assert!(n >= 3);
-                for e in 0..n {
-                    let (a, b, c) = (outline[e], outline[(e + 1) % n], outline[(e + 2) % n]);
-                    prop_assert!(planar.contains(&a), "{a:?} is not a point");
-                    prop_assert!(turn(a, b, c) > 0.0, "{a:?} {b:?} {c:?} turns right");
-                }
+                check_loop(&outline, planar)?;
             }
         }
 
