@@ -36,7 +36,7 @@ pub(super) const SMALL: usize = 32;
 
 /// The most faces a hull of [`SMALL`] points has (a closed triangulated surface with `n`
 /// vertices has at most `2n − 4` faces).
-const MAX_FACES: usize = 2 * SMALL - 4;
+pub(super) const MAX_FACES: usize = 2 * SMALL - 4;
 
 /// The convex hull of at most [`SMALL`] points as a closed surface of triangles, each wound
 /// counter-clockwise seen from outside (its normal `(b − a) × (c − a)` points out), by

@@ -211,21 +211,13 @@ fn convex_hull_2d(points: &mut Vec<[Real; 2]>, hull: &mut Vec<[Real; 2]>) {
     // Lexicographic on the values (the coordinates are finite), by one integer key per point:
     // branch-free comparisons (with float comparisons the sort took about a quarter of the
     // search).
-    points.sort_unstable_by_key(|p| {
-        (u128::from(order_key(p[0])) << 64) | u128::from(order_key(p[1]))
-    });
+    points.sort_unstable_by_key(|p| point_key(*p));
     for &p in points.iter() {
-        while hull.len() >= 2 && turn(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0 {
-            hull.pop();
-        }
-        hull.push(p);
+        push_left_turn(hull, p, 2);
     }
     let lower = hull.len() + 1;
     for &p in points.iter().rev().skip(1) {
-        while hull.len() >= lower && turn(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0 {
-            hull.pop();
-        }
-        hull.push(p);
+        push_left_turn(hull, p, lower);
     }
     // The chain ends where it began.
     hull.pop();
@@ -305,20 +297,24 @@ fn pairs_rectangle(points: &[[Real; 2]], pad: Real) -> Option<([Real; 2], Real)>
 }
 
 /// Up to this many points [`least_volume_axes`] takes its planar hulls from the 3D hull's faces
-/// when it has them ([`silhouette`]; a point's outgoing edges fit in one `u32`). The searches
-/// of the bunny's groups of 9–16 hull vertices took 0.83× the time of sorting (2.34 µs against
-/// 2.81 µs), those of 17–32 vertices 0.86× (about 5.0 µs against 5.84 µs); of 5–8 vertices
-/// the same time (1.36 µs), where [`PAIRS`] is faster still. The hulls are the same but for
+/// when it has them ([`silhouette`]): the small hull's limit ([`super::hull::SMALL`]), for only
+/// those hulls come with faces. The bunny's searches with 9–16 hull vertices took 0.83× the
+/// time of sorting (2.34 µs against 2.81 µs), those with 17–32 vertices 0.86× (about 5.0 µs
+/// against 5.84 µs; half of these are in groups of more than 32 points, which sort either
+/// way); with 5–8 vertices the same time (1.36 µs), where [`PAIRS`] is faster still. The hulls are the same but for
 /// rounding's slivers: of 400,000 rotations of the bunny's build, 0.04% differed, each by a
 /// second copy of a vertex, 1e-17 away, that the sorted chain kept. Rotations that fell back
 /// to the sort (faces nearly parallel to the axis that rounding leaves out of one disc): the
 /// pipes 1.2%, the torpedo 0.4%, the landscape 0.08%, the bunny 2 of 99,730, the wrinkled
 /// torus none.
-pub(super) const SILHOUETTE: usize = 32;
+pub(super) const SILHOUETTE: usize = super::hull::SMALL;
 
-/// The most faces [`silhouette`] takes (a closed triangulated surface of [`SILHOUETTE`]
-/// vertices has at most `2n − 4`): their facing bits fit in one `u64`.
-const MAX_FACES: usize = 2 * SILHOUETTE - 4;
+/// The most faces [`silhouette`] takes (the small hull's most: a closed triangulated surface
+/// of [`SILHOUETTE`] vertices has at most `2n − 4`).
+const MAX_FACES: usize = super::hull::MAX_FACES;
+
+// A point's outgoing edges fit in one `u32`, the faces' facing bits in one `u64`.
+const _: () = assert!(SILHOUETTE <= 32 && MAX_FACES <= 64);
 
 /// The convex hull of the projections `planar` (of the points, on the two axes after an axis in
 /// a right-handed frame) into `hull`, from the points' 3D hull: the outline of a convex
@@ -388,10 +384,7 @@ fn silhouette(faces: &[[u8; 3]], planar: &[[Real; 2]], hull: &mut Vec<[Real; 2]>
     // From the least point (a vertex of the planar hull: it starts the sorted chain too), left
     // turns only, as the chain keeps them: each point drops the kept ones it does not turn left
     // from (collinear points, and one of two that rounding puts within a sliver of each other).
-    let key = |v: u8| {
-        let p = planar[v as usize];
-        (u128::from(order_key(p[0])) << 64) | u128::from(order_key(p[1]))
-    };
+    let key = |v: u8| point_key(planar[v as usize]);
     let mut least = 0;
     for r in 1..len {
         if key(ring[r]) < key(ring[least]) {
@@ -400,17 +393,28 @@ fn silhouette(faces: &[[u8; 3]], planar: &[[Real; 2]], hull: &mut Vec<[Real; 2]>
     }
     hull.clear();
     for r in (least..len).chain(0..least) {
-        let p = planar[ring[r] as usize];
-        while hull.len() >= 2 && turn(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0 {
-            hull.pop();
-        }
-        hull.push(p);
+        push_left_turn(hull, planar[ring[r] as usize], 2);
     }
     // The loop closes at the least point.
     while hull.len() >= 3 && turn(hull[hull.len() - 2], hull[hull.len() - 1], hull[0]) <= 0.0 {
         hull.pop();
     }
     hull.len() >= 3
+}
+
+/// Pushes `p` onto the chain `hull` after popping the vertices it does not turn left from
+/// (while the chain keeps at least `floor` of them): the step of Andrew's monotone chain.
+fn push_left_turn(hull: &mut Vec<[Real; 2]>, p: [Real; 2], floor: usize) {
+    while hull.len() >= floor && turn(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0 {
+        hull.pop();
+    }
+    hull.push(p);
+}
+
+/// The lexicographic order of a point's finite coordinates as one integer ([`order_key`] of
+/// each), the planar hulls' sort key.
+fn point_key(p: [Real; 2]) -> u128 {
+    (u128::from(order_key(p[0])) << 64) | u128::from(order_key(p[1]))
 }
 
 /// Twice the signed area of the triangle `o a b` (floats): positive where `o → a → b` turns
