@@ -216,6 +216,22 @@ pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
     /// Fits a volume to a group of triangles (double precision, stored conservatively; volume
     /// frame).
     fn fit(group: &Group<'_>) -> Fitted<Self>;
+    /// [`BoundingVolume::fit`] that also gives `hull` the mesh indices of a superset of the
+    /// vertices of the group's convex hull, and, with `candidates` (mesh indices of some of the
+    /// group's vertices that include its hull's, each once), may build the hull from those
+    /// alone: the builder's bottom-up hulls of large groups ([`crate::bvh::BuildOptions`]).
+    /// The volume is the one [`BoundingVolume::fit`] gives, but for rounding. By default the
+    /// fit itself, and all the group's vertices.
+    fn fit_with_hull(
+        group: &Group<'_>,
+        candidates: Option<&[u32]>,
+        hull: &mut Vec<u32>,
+    ) -> Fitted<Self> {
+        let _ = candidates;
+        hull.clear();
+        hull.extend_from_slice(group.vertices);
+        Self::fit(group)
+    }
     /// Precomputes what every test of this query shares. `rot_ab`, `pos_ab` place B's volume
     /// frame in A's (`x_a = rot_ab · x_b + pos_ab`); every placed volume of B is grown by
     /// `margin` (model units, ≥ 0) in every direction, to cover the rounding of coordinates far

@@ -221,6 +221,25 @@ fn fit_axes(
     of_triangles: impl Fn(&Point, Real) -> Option<Matrix3>,
     fit: ObbFit,
 ) -> [Vector; 3] {
+    fit_axes_of(points, None, of_triangles, fit, None)
+}
+
+/// [`fit_axes`] for a group of `count` points (`None`: as many as `points` yields), which
+/// may be fewer than the group's as long as they include its hull's vertices (only the
+/// number of points decides whether the least-volume search has a second start, see
+/// [`ONE_START`]), and, with `hull`, the indices (in `points`' order) of a superset of the
+/// hull's vertices: the hull's own, or all the points where no hull was built (flat points,
+/// RAPID's fit).
+fn fit_axes_of(
+    points: impl Iterator<Item = Point> + Clone,
+    count: Option<usize>,
+    of_triangles: impl Fn(&Point, Real) -> Option<Matrix3>,
+    fit: ObbFit,
+    mut hull: Option<&mut Vec<u32>>,
+) -> [Vector; 3] {
+    if let Some(h) = hull.as_deref_mut() {
+        h.clear();
+    }
     if points.clone().next().is_none() {
         return [Vector::x(), Vector::y(), Vector::z()];
     }
@@ -241,10 +260,11 @@ fn fit_axes(
         scaled.clear();
         scaled.extend(points.map(|p| p * k));
         let points: &[Point] = scaled;
+        let count = count.unwrap_or(points.len());
         let origin = points[0];
         let of_triangles = || of_triangles(&origin, k);
         // The hull's vertices are gathered only for the least-volume search.
-        let hull = |vertices: Option<&mut Vec<u32>>, faces: Option<&mut Vec<[u8; 3]>>| {
+        let hull_axes = |vertices: Option<&mut Vec<u32>>, faces: Option<&mut Vec<[u8; 3]>>| {
             principal_axes(
                 &hull_covariance(points, &origin, vertices, faces)
                     .or_else(of_triangles)
@@ -255,18 +275,20 @@ fn fit_axes(
         // frame's own axes.
         let candidates = |vertices: Option<&mut Vec<u32>>| {
             [
-                Some(hull(vertices, None)),
+                Some(hull_axes(vertices, None)),
                 of_triangles().map(|c| principal_axes(&c)),
                 Some([Vector::x(), Vector::y(), Vector::z()]),
             ]
         };
-        match fit {
-            ObbFit::Hull => hull(None, None),
+        // The hull's vertices, where the caller wants them.
+        let wanted = hull.is_some().then_some(&mut *vertices);
+        let axes = match fit {
+            ObbFit::Hull => hull_axes(wanted, None),
             ObbFit::Triangles => {
                 principal_axes(&of_triangles().unwrap_or_else(|| covariance_of_points(points)))
             }
             ObbFit::Smallest => {
-                let candidates = candidates(None);
+                let candidates = candidates(wanted);
                 let areas = surfaces(&candidates, points);
                 let mut best = 0;
                 for i in 1..3 {
@@ -279,10 +301,9 @@ fn fit_axes(
             ObbFit::LeastVolume => {
                 // The §4 box turns alone for up to `ONE_START` points, the §4 box and the
                 // frame's axes above (see `ONE_START`).
-                let hull_axes = Some(hull(Some(&mut *vertices), Some(&mut *faces)));
-                let frame =
-                    (points.len() > ONE_START).then_some([Vector::x(), Vector::y(), Vector::z()]);
-                let candidates = [hull_axes, frame];
+                let hull_start = Some(hull_axes(Some(&mut *vertices), Some(&mut *faces)));
+                let frame = (count > ONE_START).then_some([Vector::x(), Vector::y(), Vector::z()]);
+                let candidates = [hull_start, frame];
                 // The hull's vertices bound the same boxes as all the points, and are fewer.
                 let bounded: &[Point] = if vertices.is_empty() {
                     points
@@ -302,7 +323,16 @@ fn fit_axes(
                 }
                 best.expect("the hull's candidate is always there").0
             }
+        };
+        if let Some(h) = hull {
+            // RAPID's fit builds no hull, and a flat hull has no vertices: then all the points.
+            if fit == ObbFit::Triangles || vertices.is_empty() {
+                h.extend(0..points.len() as u32);
+            } else {
+                h.extend_from_slice(vertices);
+            }
         }
+        axes
     })
 }
 
@@ -496,19 +526,30 @@ fn placement_error(center_reach_b: Real, pos_ab: &Vector) -> Real {
 /// each err by at most half of 1.4e-45.
 pub const SUBNORMAL_SLACK: f32 = 1e-42;
 
-impl BoundingVolume for Obb {
-    const KIND: BvKind = BvKind::Obb;
-    type NodeAlign = CacheLine;
-    type Query = ObbQuery;
-    type Placed = PlacedObb;
-
-    fn fit(group: &Group<'_>) -> Fitted<Obb> {
+impl Obb {
+    /// [`BoundingVolume::fit`] and [`BoundingVolume::fit_with_hull`]: the hull is built from
+    /// the points `candidates` names (mesh indices) if given, else from the group's; the box
+    /// bounds all of the group's points either way; `hull` receives the mesh indices of a
+    /// superset of the hull's vertices.
+    fn fit_group(
+        group: &Group<'_>,
+        candidates: Option<&[u32]>,
+        mut hull: Option<&mut Vec<u32>>,
+    ) -> Fitted<Obb> {
+        // Where no hull is built, all of the group's points stand for its hull's vertices.
+        let all_points = |hull: Option<&mut Vec<u32>>| {
+            if let Some(h) = hull {
+                h.clear();
+                h.extend_from_slice(group.vertices);
+            }
+        };
         // RAPID's fit from the build's summed moments needs the points only for the box's
         // extents (read straight from the mesh) and for the fallback of a group with no area:
         // no copy of them, no unit-scale pass (the same axes and box bit for bit).
         if group.triangles.len() > 1 && !group.moments.is_empty() {
             let moments = group.triangles.iter().map(|&t| &group.moments[t as usize]);
             if let Some(covariance) = covariance_of_moments(moments) {
+                all_points(hull);
                 return Self::fitted(principal_axes(&covariance), group.points());
             }
         }
@@ -519,29 +560,85 @@ impl BoundingVolume for Obb {
             _ => None,
         };
         if let Some(axes) = leaf_axes {
+            all_points(hull);
             return Self::fitted(axes, group.points());
         }
         // (The group's points are read from the mesh each time they are needed, not copied.)
         let points = group.points();
         let axes = match group.triangles {
-            // A leaf whose triangle has no closed-form box (degenerate): the fit of its points.
-            [_] => fit_axes(points.clone(), |_, _| None, group.fit),
-            // RAPID's fit of a group whose triangles have no area (the fast path above took the
-            // others): the points' covariance.
-            _ if !group.moments.is_empty() => fit_axes(points.clone(), |_, _| None, group.fit),
-            _ => fit_axes(
-                points.clone(),
-                |origin, k| {
+            // A leaf whose triangle has no closed-form box (degenerate), or RAPID's fit of a
+            // group whose triangles have no area (the fast path above took the others): the
+            // fit of its points.
+            [_] => {
+                all_points(hull.as_deref_mut());
+                fit_axes(points.clone(), |_, _| None, group.fit)
+            }
+            _ if !group.moments.is_empty() => {
+                all_points(hull.as_deref_mut());
+                fit_axes(points.clone(), |_, _| None, group.fit)
+            }
+            _ => {
+                let of_group = |origin: &Point, k| {
                     of_triangles(
                         origin,
                         k,
                         group.triangles.iter().map(|&t| group.triangle(t)),
                     )
-                },
-                group.fit,
-            ),
+                };
+                match candidates {
+                    Some(c) => {
+                        let v = group.mesh.vertices();
+                        let o = group.origin;
+                        let from = c.iter().map(move |&i| v[i as usize] - o);
+                        let count = Some(group.vertices.len());
+                        let axes =
+                            fit_axes_of(from, count, of_group, group.fit, hull.as_deref_mut());
+                        // The hull's vertices as mesh indices.
+                        if let Some(h) = hull {
+                            for i in h.iter_mut() {
+                                *i = c[*i as usize];
+                            }
+                        }
+                        axes
+                    }
+                    None => {
+                        let axes = fit_axes_of(
+                            points.clone(),
+                            None,
+                            of_group,
+                            group.fit,
+                            hull.as_deref_mut(),
+                        );
+                        if let Some(h) = hull {
+                            for i in h.iter_mut() {
+                                *i = group.vertices[*i as usize];
+                            }
+                        }
+                        axes
+                    }
+                }
+            }
         };
         Self::fitted(axes, points)
+    }
+}
+
+impl BoundingVolume for Obb {
+    const KIND: BvKind = BvKind::Obb;
+    type NodeAlign = CacheLine;
+    type Query = ObbQuery;
+    type Placed = PlacedObb;
+
+    fn fit(group: &Group<'_>) -> Fitted<Obb> {
+        Obb::fit_group(group, None, None)
+    }
+
+    fn fit_with_hull(
+        group: &Group<'_>,
+        candidates: Option<&[u32]>,
+        hull: &mut Vec<u32>,
+    ) -> Fitted<Obb> {
+        Obb::fit_group(group, candidates, Some(hull))
     }
 
     fn prepare(
