@@ -337,6 +337,7 @@ fn missing_model_is_named() {
     let err = experiments::run(Experiment::SeparationList, &settings, &mut |_, _, _| {})
         .expect_err("the models folder does not exist");
     assert!(err.to_string().contains("spot.obj"), "{err}");
+    let _ = std::fs::remove_dir_all(&out);
 }
 
 // ---------------------------------------------------------------------------------------------

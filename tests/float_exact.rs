@@ -1050,7 +1050,9 @@ fn full_query_on_touching_soups() {
 fn beyond_single_precision_is_refused() {
     let path = std::env::temp_dir().join(format!("obbtree_huge_{}.obj", std::process::id()));
     std::fs::write(&path, "v 1e39 0 0\nv 0 1e39 0\nv 0 0 1e39\nf 1 2 3\n").unwrap();
-    match load_obj(&path).unwrap_err() {
+    let loaded = load_obj(&path);
+    let _ = std::fs::remove_file(&path);
+    match loaded.unwrap_err() {
         MeshError::OutOfRange { vertex, value, .. } => assert_eq!((vertex, value), (0, 1e39)),
         e => panic!("{e:?}"),
     }
