@@ -565,59 +565,34 @@ impl Obb {
         }
         // (The group's points are read from the mesh each time they are needed, not copied.)
         let points = group.points();
-        let axes = match group.triangles {
+        let axes = if group.triangles.len() == 1 || !group.moments.is_empty() {
             // A leaf whose triangle has no closed-form box (degenerate), or RAPID's fit of a
             // group whose triangles have no area (the fast path above took the others): the
             // fit of its points.
-            [_] => {
-                all_points(hull.as_deref_mut());
-                fit_axes(points.clone(), |_, _| None, group.fit)
-            }
-            _ if !group.moments.is_empty() => {
-                all_points(hull.as_deref_mut());
-                fit_axes(points.clone(), |_, _| None, group.fit)
-            }
-            _ => {
-                let of_group = |origin: &Point, k| {
-                    of_triangles(
-                        origin,
-                        k,
-                        group.triangles.iter().map(|&t| group.triangle(t)),
-                    )
-                };
-                match candidates {
-                    Some(c) => {
-                        let v = group.mesh.vertices();
-                        let o = group.origin;
-                        let from = c.iter().map(move |&i| v[i as usize] - o);
-                        let count = Some(group.vertices.len());
-                        let axes =
-                            fit_axes_of(from, count, of_group, group.fit, hull.as_deref_mut());
-                        // The hull's vertices as mesh indices.
-                        if let Some(h) = hull {
-                            for i in h.iter_mut() {
-                                *i = c[*i as usize];
-                            }
-                        }
-                        axes
-                    }
-                    None => {
-                        let axes = fit_axes_of(
-                            points.clone(),
-                            None,
-                            of_group,
-                            group.fit,
-                            hull.as_deref_mut(),
-                        );
-                        if let Some(h) = hull {
-                            for i in h.iter_mut() {
-                                *i = group.vertices[*i as usize];
-                            }
-                        }
-                        axes
-                    }
+            all_points(hull.as_deref_mut());
+            fit_axes(points.clone(), |_, _| None, group.fit)
+        } else {
+            // The hull from the candidates where given (they hold its vertices), else from all
+            // the group's points.
+            let ids = candidates.unwrap_or(group.vertices);
+            let (v, o) = (group.mesh.vertices(), group.origin);
+            let from = ids.iter().map(move |&i| v[i as usize] - o);
+            let of_group = |origin: &Point, k| {
+                of_triangles(
+                    origin,
+                    k,
+                    group.triangles.iter().map(|&t| group.triangle(t)),
+                )
+            };
+            let count = Some(group.vertices.len());
+            let axes = fit_axes_of(from, count, of_group, group.fit, hull.as_deref_mut());
+            // The hull's vertices as mesh indices.
+            if let Some(h) = hull {
+                for i in h.iter_mut() {
+                    *i = ids[*i as usize];
                 }
             }
+            axes
         };
         Self::fitted(axes, points)
     }
