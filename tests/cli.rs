@@ -8,20 +8,17 @@ use obbtree::pose::read_poses;
 use obbtree::prelude::*;
 use std::process::Command;
 
-fn poses_file(n: usize) -> std::path::PathBuf {
+fn poses_file(n: usize) -> TempFile {
     let all = std::fs::read_to_string(data("teapot_random.txt")).unwrap();
     let lines: Vec<&str> = all
         .lines()
         .filter(|l| !l.starts_with('#'))
         .take(n)
         .collect();
-    let p = std::env::temp_dir().join(format!("obbtree_cli_{}_{n}.txt", std::process::id()));
-    std::fs::write(
-        &p,
+    temp_file(
+        &format!("teapot_random_{n}.txt"),
         format!("# first {n} poses of teapot_random\n{}\n", lines.join("\n")),
     )
-    .unwrap();
-    p
 }
 
 fn run(args: &[&str]) -> String {

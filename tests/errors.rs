@@ -10,12 +10,8 @@ use std::path::{Path, PathBuf};
 #[cfg(feature = "cli")]
 use std::process::Command;
 
-fn temp(name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("obbtree_errors_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, contents).unwrap();
-    p
+fn temp(name: &str, contents: impl AsRef<[u8]>) -> common::TempFile {
+    common::temp_file(name, contents)
 }
 
 /// Loads `contents` written to a file `name` and returns the error, checking that its message

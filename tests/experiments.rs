@@ -4,16 +4,16 @@
 #![cfg(feature = "paper")]
 
 use obbtree::experiments::{self, Experiment, Settings};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn run(e: Experiment) -> PathBuf {
-    let out = std::env::temp_dir().join(format!(
-        "obbtree-experiment-{}-{}",
-        e.name(),
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&out);
-    let mut settings = Settings::new(&out);
+/// Runs `e` quickly into a folder of its own, removed when the returned guard is dropped.
+fn run(e: Experiment) -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("obbtree-experiment-{}-", e.name()))
+        .tempdir()
+        .unwrap();
+    let out = dir.path();
+    let mut settings = Settings::new(out);
     settings.quick = true;
     let mut calls = 0u64;
     let outcome = experiments::run(e, &settings, &mut |_, done, total| {
@@ -37,7 +37,7 @@ fn run(e: Experiment) -> PathBuf {
             c.claim
         );
     }
-    out
+    dir
 }
 
 fn rows<T: serde::de::DeserializeOwned>(path: &Path) -> Vec<T> {
@@ -93,7 +93,8 @@ fn steepest(rows: &[ProximityRow], y: impl Fn(&ProximityRow) -> u64) -> f64 {
 
 #[test]
 fn parallel_proximity_obb_slope_is_shallower_than_aabb() {
-    let out = run(Experiment::ParallelProximity);
+    let dir = run(Experiment::ParallelProximity);
+    let out = dir.path();
     let r: Vec<ProximityRow> = rows(&out.join("parallel-proximity.csv"));
     assert!(r.len() >= 10);
     let (obb, aabb) = (
@@ -117,12 +118,13 @@ fn parallel_proximity_obb_slope_is_shallower_than_aabb() {
         let (a, b) = (y(&last[0]) as f64, y(&last[1]) as f64);
         assert!((a - b).abs() <= 0.05 * a, "levelled off: {a} {b}");
     }
-    assert_plot(&out, "parallel-proximity");
+    assert_plot(out, "parallel-proximity");
 }
 
 #[test]
 fn point_proximity_gap_widens() {
-    let out = run(Experiment::PointProximity);
+    let dir = run(Experiment::PointProximity);
+    let out = dir.path();
     let r: Vec<ProximityRow> = rows(&out.join("point-proximity.csv"));
     let ratio = |x: &ProximityRow| x.aabb_box_tests as f64 / x.obb_box_tests as f64;
     let first = ratio(&r[0]);
@@ -136,7 +138,7 @@ fn point_proximity_gap_widens() {
         "AABB/OBB ratio {first:.2} at ε = 1 widens to {close:.2} close up"
     );
     assert!(r.iter().all(|x| x.aabb_box_tests >= x.obb_box_tests));
-    assert_plot(&out, "point-proximity");
+    assert_plot(out, "point-proximity");
 }
 
 #[derive(serde::Deserialize)]
@@ -159,7 +161,8 @@ struct TimingRow {
 
 #[test]
 fn random_placements_aabb_needs_more_box_tests_and_refit_beats_rebuild() {
-    let out = run(Experiment::RandomPlacements);
+    let dir = run(Experiment::RandomPlacements);
+    let out = dir.path();
     let r: Vec<PlacementRow> = rows(&out.join("random-placements.csv"));
     assert_eq!(r.len(), 12, "3 models × 2 trees × 2 SAT variants");
     let get = |m: &str, bv: &str, sat: &str| {
@@ -201,8 +204,8 @@ fn random_placements_aabb_needs_more_box_tests_and_refit_beats_rebuild() {
             x.build_aabb_s * 1e3
         );
     }
-    assert_plot(&out, "random-placements-box-tests");
-    assert_plot(&out, "random-placements-time");
+    assert_plot(out, "random-placements-box-tests");
+    assert_plot(out, "random-placements-time");
 }
 
 #[derive(serde::Deserialize)]
@@ -217,7 +220,8 @@ struct SeparationRow {
 
 #[test]
 fn separation_list_deferred_saves_tests_on_coherent_motion() {
-    let out = run(Experiment::SeparationList);
+    let dir = run(Experiment::SeparationList);
+    let out = dir.path();
     let r: Vec<SeparationRow> = rows(&out.join("separation-list.csv"));
     // The coherent motion is spot's 1° one.
     for bv in ["sphere", "obb", "aabb"] {
@@ -265,8 +269,8 @@ fn separation_list_deferred_saves_tests_on_coherent_motion() {
         bunny("predicted"),
         bunny("top-down")
     );
-    assert_plot(&out, "separation-list-sphere-1deg");
-    assert_plot(&out, "separation-list-sphere-bunny-500-5deg");
+    assert_plot(out, "separation-list-sphere-1deg");
+    assert_plot(out, "separation-list-sphere-bunny-500-5deg");
     // The summary says whether Li & Chen's claim holds at their own setting.
     let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(
@@ -286,7 +290,8 @@ struct TableRow {
 
 #[test]
 fn paper_tables_obb_needs_fewer_box_tests() {
-    let out = run(Experiment::PaperTables);
+    let dir = run(Experiment::PaperTables);
+    let out = dir.path();
     let r: Vec<TableRow> = rows(&out.join("paper-tables.csv"));
     for scene in ["pipes", "torus", "torpedo"] {
         let get = |src: &str| {
@@ -305,7 +310,7 @@ fn paper_tables_obb_needs_fewer_box_tests() {
         r.iter().filter(|x| x.source.starts_with("paper")).count(),
         3
     );
-    assert_plot(&out, "paper-tables");
+    assert_plot(out, "paper-tables");
 }
 
 #[cfg(feature = "cli")]
@@ -326,9 +331,12 @@ fn unknown_experiment_is_an_error() {
 
 #[test]
 fn missing_model_is_named() {
-    let out =
-        std::env::temp_dir().join(format!("obbtree-experiment-missing-{}", std::process::id()));
-    let mut settings = Settings::new(&out);
+    let dir = tempfile::Builder::new()
+        .prefix("obbtree-experiment-missing-")
+        .tempdir()
+        .unwrap();
+    let out = dir.path();
+    let mut settings = Settings::new(out);
     settings.quick = true;
     settings.models = out.join("no-models-here");
     let err = experiments::run(Experiment::RandomPlacements, &settings, &mut |_, _, _| {})
@@ -337,7 +345,6 @@ fn missing_model_is_named() {
     let err = experiments::run(Experiment::SeparationList, &settings, &mut |_, _, _| {})
         .expect_err("the models folder does not exist");
     assert!(err.to_string().contains("spot.obj"), "{err}");
-    let _ = std::fs::remove_dir_all(&out);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -807,13 +807,7 @@ fn parse_vertices(obj: &str) -> Vec<Point> {
 }
 
 fn temp_obj(name: &str, text: &str) -> TriMesh {
-    let dir = std::env::temp_dir().join(format!("obbtree-float-exact-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    let mesh = load_obj(&path).unwrap();
-    std::fs::remove_file(&path).unwrap();
-    mesh
+    load_obj(temp_file(name, text)).unwrap()
 }
 
 /// Every intersecting pair (triangle of a, triangle of b), by the oracle.
@@ -1048,11 +1042,8 @@ fn full_query_on_touching_soups() {
 /// itself is checked in `tests/frames.rs`).
 #[test]
 fn beyond_single_precision_is_refused() {
-    let path = std::env::temp_dir().join(format!("obbtree_huge_{}.obj", std::process::id()));
-    std::fs::write(&path, "v 1e39 0 0\nv 0 1e39 0\nv 0 0 1e39\nf 1 2 3\n").unwrap();
-    let loaded = load_obj(&path);
-    let _ = std::fs::remove_file(&path);
-    match loaded.unwrap_err() {
+    let path = temp_file("huge.obj", "v 1e39 0 0\nv 0 1e39 0\nv 0 0 1e39\nf 1 2 3\n");
+    match load_obj(&path).unwrap_err() {
         MeshError::OutOfRange { vertex, value, .. } => assert_eq!((vertex, value), (0, 1e39)),
         e => panic!("{e:?}"),
     }

@@ -180,10 +180,7 @@ fn coordinates_beyond_the_limit_are_rejected_by_name() {
         }
         e => panic!("{e:?}"),
     }
-    let dir = std::env::temp_dir().join(format!("obbtree_frames_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("huge.obj");
-    std::fs::write(&path, "v 0 0 0\nv 1 0 0\nv 0 -1e39 0\nf 1 2 3\n").unwrap();
+    let path = temp_file("huge.obj", "v 0 0 0\nv 1 0 0\nv 0 -1e39 0\nf 1 2 3\n");
     let msg = load_obj(&path).unwrap_err().to_string();
     assert!(
         msg.contains("huge.obj") && msg.contains("vertex 2") && msg.contains("1e30"),

@@ -20,6 +20,37 @@ pub fn load(name: &str) -> TriMesh {
     load_obj(data(name)).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// A file a test writes: `name` in a folder of its own in the temp folder, removed with the
+/// folder when this is dropped (at the end of the test, passed or failed). Reads as its path.
+pub struct TempFile {
+    path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+/// Writes `contents` to a new [`TempFile`] named `name`.
+pub fn temp_file(name: &str, contents: impl AsRef<[u8]>) -> TempFile {
+    let dir = tempfile::Builder::new()
+        .prefix("obbtree-test-")
+        .tempdir()
+        .unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, contents).unwrap();
+    TempFile { path, _dir: dir }
+}
+
+impl std::ops::Deref for TempFile {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.path
+    }
+}
+
+impl AsRef<std::path::Path> for TempFile {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.path
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Exact triangle–triangle oracle on integer coordinates.
 //
