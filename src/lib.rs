@@ -51,6 +51,7 @@
 //! let far = Isometry::translation(5.0, 0.0, 0.0);
 //! assert!(collide(&a, &Isometry::identity(), &b, &near, &QueryOptions::default()).colliding());
 //! assert!(!collide(&a, &Isometry::identity(), &b, &far, &QueryOptions::default()).colliding());
+//! std::fs::remove_dir_all(&dir).unwrap();
 //! ```
 #![warn(missing_docs)]
 

@@ -54,6 +54,7 @@ use std::path::Path;
 /// std::fs::write(&path, "v 0 0 0\nv 1 0 0\nf 1 2\n").unwrap();
 /// let e = obbtree::mesh::load_obj(&path).unwrap_err();
 /// assert!(matches!(e, obbtree::mesh::MeshError::ObjShortFace { line: 3, vertices: 2, .. }));
+/// std::fs::remove_dir_all(&dir).unwrap();
 /// ```
 pub fn load_obj(path: impl AsRef<Path>) -> Result<TriMesh, MeshError> {
     let path = path.as_ref();
