@@ -216,8 +216,8 @@ const ONE_START: usize = 128;
 /// and the search ends at the same boxes from either start: box tests all contacts (first
 /// contact) within 0.35% (2%) on the teapot and bunny random poses and the three scene paths,
 /// and within 0.4% on 2,000 poses jittered about each path, the torpedo path +0.2% (+0.2%).
-/// One-thread builds 0.97× the time (bunny pair 576 → 560 ms, torus scene pair 423 → 414 ms,
-/// medians of 5 interleaved). Up to eight points: 0.955× the time, but the torpedo path +6.2%
+/// One-thread builds 0.97× the time (bunny pair 575 → 561 ms, torus scene pair 423 → 411 ms,
+/// pipes pair 1,384 → 1,341 ms, medians of 5 rounds interleaved with RAPID's driver). Up to eight points: 0.955× the time, but the torpedo path +6.2%
 /// (+6.3%); up to eight points where they are at most the triangles plus three (connected
 /// patches only), the same +6.2%.
 const TRIANGLES_START: usize = 7;
@@ -315,16 +315,15 @@ fn fit_axes_of(
                 // The §4 box turns alone for up to `ONE_START` points, the §4 box and the
                 // frame's axes above (see `ONE_START`); up to `TRIANGLES_START` points the
                 // triangles' axes, without a hull.
-                let hull_start = if points.len() <= TRIANGLES_START {
+                let start = if points.len() <= TRIANGLES_START {
                     vertices.clear();
                     faces.clear();
                     principal_axes(&of_triangles().unwrap_or_else(|| covariance_of_points(points)))
                 } else {
                     hull_axes(Some(&mut *vertices), Some(&mut *faces))
                 };
-                let hull_start = Some(hull_start);
                 let frame = (count > ONE_START).then_some([Vector::x(), Vector::y(), Vector::z()]);
-                let candidates = [hull_start, frame];
+                let candidates = [Some(start), frame];
                 // The hull's vertices bound the same boxes as all the points, and are fewer.
                 let bounded: &[Point] = if vertices.is_empty() {
                     points

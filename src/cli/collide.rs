@@ -50,8 +50,8 @@ pub struct Args {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub threads: u64,
     /// How OBBs are oriented: least-volume (the §4 hull fit turned to the least volume it
-    /// reaches, and for groups of more than 128 points also the model axes turned, the lesser
-    /// kept), smallest (the least surface of the §4 fit, the triangles' fit and the model axes,
+    /// reaches, for groups of up to seven points the triangles' fit turned, and for groups of
+    /// more than 128 points also the model axes turned, the lesser kept), smallest (the least surface of the §4 fit, the triangles' fit and the model axes,
     /// unturned), hull (§4 alone) or triangles (RAPID's).
     #[arg(long, value_enum, default_value = "least-volume")]
     pub fit: ObbFit,
