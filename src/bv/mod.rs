@@ -140,9 +140,8 @@ pub enum ObbFit {
     /// groups of more than 128 points also turn the model frame's axes and keep the lesser box,
     /// and groups of up to seven points turn their triangles' axes instead (no hull: the same
     /// boxes to the box tests' 0.35%). A local search around the §4 fit, not the minimum-volume
-    /// box. In all-contacts mode
-    /// 8–59% fewer box tests than `smallest` on the project's benchmark cases, at about 1.4×
-    /// its build time. A leaf's box (one triangle) is the least-area rectangle along the
+    /// box. In all-contacts mode 8–59% fewer box tests than `smallest` on the project's
+    /// benchmark cases, at about 1.4× its build time. A leaf's box (one triangle) is the least-area rectangle along the
     /// triangle's longest edge, in closed form (the other fits give leaves §4's box).
     #[default]
     LeastVolume,

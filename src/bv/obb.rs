@@ -217,9 +217,11 @@ const ONE_START: usize = 128;
 /// contact) within 0.35% (2%) on the teapot and bunny random poses and the three scene paths,
 /// and within 0.4% on 2,000 poses jittered about each path, the torpedo path +0.2% (+0.2%).
 /// One-thread builds 0.97× the time (bunny pair 575 → 561 ms, torus scene pair 423 → 411 ms,
-/// pipes pair 1,384 → 1,341 ms, medians of 5 rounds interleaved with RAPID's driver). Up to eight points: 0.955× the time, but the torpedo path +6.2%
-/// (+6.3%); up to eight points where they are at most the triangles plus three (connected
-/// patches only), the same +6.2%.
+/// pipes pair 1,384 → 1,341 ms, medians of 5 rounds interleaved with RAPID's driver). Up to
+/// eight points: 0.955× the time, but the torpedo path +6.2% (+6.3%); up to eight points where
+/// they are at most the triangles plus three (connected patches only), the same +6.2%. The
+/// count is the group's own points: a large group fitted from its children's hull vertices
+/// ([`Obb::fit_group`]'s candidates) builds its hull however few they are.
 const TRIANGLES_START: usize = 7;
 
 /// The orientation of a group's box ([`ObbFit`]): the hull covariance of §4 (with its
@@ -276,7 +278,8 @@ fn fit_axes_of(
         let count = count.unwrap_or(points.len());
         let origin = points[0];
         let of_triangles = || of_triangles(&origin, k);
-        // The hull's vertices are gathered only for the least-volume search.
+        // The hull's vertices are gathered for the least-volume search and where the caller
+        // wants them.
         let hull_axes = |vertices: Option<&mut Vec<u32>>, faces: Option<&mut Vec<[u8; 3]>>| {
             principal_axes(
                 &hull_covariance(points, &origin, vertices, faces)
@@ -315,7 +318,7 @@ fn fit_axes_of(
                 // The §4 box turns alone for up to `ONE_START` points, the §4 box and the
                 // frame's axes above (see `ONE_START`); up to `TRIANGLES_START` points the
                 // triangles' axes, without a hull.
-                let start = if points.len() <= TRIANGLES_START {
+                let start = if count <= TRIANGLES_START {
                     vertices.clear();
                     faces.clear();
                     principal_axes(&of_triangles().unwrap_or_else(|| covariance_of_points(points)))
