@@ -170,6 +170,21 @@ fn paired_avx2(
     paired(a, b, queries, splits, wide.inlined())
 }
 
+/// [`paired`] compiled as [`obbtree::query`]'s walk is where the CPU also has AVX-512F and VL
+/// (OBB trees): the same 8-lane operations with 32 vector registers (`wide` from
+/// [`Wide::detect`], AVX2).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,avx512f,avx512vl")]
+fn paired_avx512(
+    a: &Bvh<Obb>,
+    b: &Bvh<Obb>,
+    queries: &[<Obb as BoundingVolume>::Query],
+    splits: &[SplitAt],
+    wide: Wide,
+) -> usize {
+    paired(a, b, queries, splits, wide.inlined())
+}
+
 /// A leaf's triangle tested against both children of every split where the node not split is
 /// a leaf (box–triangle, eight lanes), B's children placed as in [`paired`]: the number of
 /// overlapping tests.
@@ -313,6 +328,21 @@ fn costs(c: &mut Criterion) {
             |bench| {
                 // SAFETY: `wide` is not the halves: AVX2, which `Wide::detect` found on this CPU.
                 bench.iter(|| black_box(unsafe { paired_avx2(&a, &b, &queries, &splits, wide) }))
+            },
+        );
+    }
+    // As the walk runs it on a CPU with AVX-512F and VL (the walk's OBB compilation there).
+    #[cfg(target_arch = "x86_64")]
+    if wide != Wide::HALVES
+        && std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512vl")
+    {
+        g.bench_function(
+            "C_v paired (split: both children at once, avx2 with avx512vl's registers, inlined \
+             as in the walk), per box test",
+            |bench| {
+                // SAFETY: AVX2 (`wide` is not the halves) and AVX-512F/VL, detected above.
+                bench.iter(|| black_box(unsafe { paired_avx512(&a, &b, &queries, &splits, wide) }))
             },
         );
     }

@@ -132,6 +132,84 @@ impl Plane {
     }
 }
 
+/// Up to `N` planes ([`Plane`]) side by side, component by component (a structure of arrays),
+/// so that the filter of one point against consecutive planes runs in vector lanes
+/// ([`PlaneLanes::filter`]). Slots are written by [`PlaneLanes::set`] before they are read.
+#[derive(Clone, Copy)]
+pub(crate) struct PlaneLanes<const N: usize> {
+    /// Per component (x, y, z): each plane's corner `d`, its normal, and its permanent's sums.
+    d: [[Real; N]; 3],
+    normal: [[Real; N]; 3],
+    perm: [[Real; N]; 3],
+}
+
+impl<const N: usize> PlaneLanes<N> {
+    /// All slots zero (no plane yet).
+    pub(crate) const fn new() -> Self {
+        PlaneLanes {
+            d: [[0.0; N]; 3],
+            normal: [[0.0; N]; 3],
+            perm: [[0.0; N]; 3],
+        }
+    }
+
+    /// Writes `plane` into slot `k`.
+    #[inline(always)]
+    pub(crate) fn set(&mut self, k: usize, plane: &Plane) {
+        for c in 0..3 {
+            self.d[c][k] = plane.d[c];
+            self.normal[c][k] = plane.normal[c];
+            self.perm[c][k] = plane.perm[c];
+        }
+    }
+
+    /// Copies slot `from` into slot `to`.
+    #[inline(always)]
+    pub(crate) fn copy(&mut self, from: usize, to: usize) {
+        for c in 0..3 {
+            self.d[c][to] = self.d[c][from];
+            self.normal[c][to] = self.normal[c][from];
+            self.perm[c][to] = self.perm[c][from];
+        }
+    }
+
+    /// The filter of [`Plane::side`] for point `a` against the planes of slots `0..len`: slot
+    /// `k`'s determinant in `det[k]` and its bound in `bound[k]` (infinite where the permanent
+    /// is too small for the relative bound). The filter decides where `|det[k]| > bound[k]`
+    /// (the sign of `det[k]` is then exact, the same decision and value as `side`'s); elsewhere
+    /// the caller decides exactly. Loops without a branch over the components' arrays: the
+    /// compiler runs them in vector lanes.
+    #[inline(always)]
+    pub(crate) fn filter(&self, len: usize, a: &Point, det: &mut [Real; N], bound: &mut [Real; N]) {
+        let len = len.min(N);
+        let ([dx, dy, dz], [nx, ny, nz], [px, py, pz]) = (&self.d, &self.normal, &self.perm);
+        for k in 0..len {
+            (det[k], bound[k]) = filter_lane(
+                a,
+                [dx[k], dy[k], dz[k]],
+                [nx[k], ny[k], nz[k]],
+                [px[k], py[k], pz[k]],
+            );
+        }
+    }
+}
+
+/// [`Plane::side`]'s filter for point `a` and the plane with corner `d`, normal `n` and
+/// permanent's sums `p`: the determinant and its bound (infinite where the permanent is too
+/// small for the relative bound); the filter decides where `|det| > bound`.
+#[inline(always)]
+fn filter_lane(a: &Point, d: [Real; 3], n: [Real; 3], p: [Real; 3]) -> (Real, Real) {
+    let (x, y, z) = (a.x - d[0], a.y - d[1], a.z - d[2]);
+    let det = x * n[0] + y * n[1] + z * n[2];
+    let perm = x.abs() * p[0] + y.abs() * p[1] + z.abs() * p[2];
+    let bound = if perm > MIN_PERMANENT {
+        O3D_BOUND * perm
+    } else {
+        Real::INFINITY
+    };
+    (det, bound)
+}
+
 /// [`Plane::sides`] when the filter is unsure of some point: those get `exact(k)`.
 #[cold]
 #[inline(never)]

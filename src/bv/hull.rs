@@ -27,8 +27,7 @@
 
 use super::fit::{covariance_and_volume, covariance_of_hull};
 use crate::math::{Matrix3, Point, Real, Vector};
-use crate::predicates::{Plane, exact_orient3d};
-use std::mem::MaybeUninit;
+use crate::predicates::{Plane, PlaneLanes, exact_orient3d};
 
 /// Groups of at most this many points (but four, which take their tetrahedron) get the
 /// incremental hull on fixed-size arrays ([`SmallHull`]); larger ones [`QuickHull`].
@@ -49,10 +48,11 @@ pub(super) const MAX_FACES: usize = 2 * SMALL - 4;
 pub(super) struct SmallHull {
     faces: [[u8; 3]; MAX_FACES],
     /// The faces' planes, prepared for the orientation filter (`side(x)` is positive when `x`
-    /// is outside); the first `len` are initialised (left uninitialised past them: a hull is
-    /// built once per node of a hierarchy, and writing 4 KiB of unused planes showed up in the
-    /// build's profile).
-    planes: [MaybeUninit<Plane>; MAX_FACES],
+    /// is outside), component by component so that a point is tested against all faces in
+    /// vector lanes; the first `len` are the faces'. (Against one plane after another, each
+    /// deciding before the next: one-thread builds took 1.3–2.3% longer, the medians of the
+    /// ratios of 7 interleaved rounds on the bunny, the pipes and the torpedo; the same trees.)
+    planes: PlaneLanes<MAX_FACES>,
     len: usize,
 }
 
@@ -68,7 +68,7 @@ impl SmallHull {
     fn empty() -> SmallHull {
         SmallHull {
             faces: [[0; 3]; MAX_FACES],
-            planes: [const { MaybeUninit::uninit() }; MAX_FACES],
+            planes: PlaneLanes::new(),
             len: 0,
         }
     }
@@ -103,13 +103,26 @@ impl SmallHull {
         }
         let mut visible = [0u8; MAX_FACES];
         let mut edges = [[0u8; 2]; 3 * MAX_FACES];
+        let (mut det, mut bound) = ([0.0; MAX_FACES], [0.0; MAX_FACES]);
         for p in 0..n as u8 {
             if [i0, i1, i2, i3].contains(&p) {
                 continue;
             }
+            // The filter against every face at once, then the faces the point sees: those the
+            // filter proves it outside of, and those the exact predicate does where the filter
+            // cannot decide (the same decisions as one exact predicate per face).
+            let q = &points[p as usize];
+            hull.planes.filter(hull.len, q, &mut det, &mut bound);
             let mut seen = 0;
             for f in 0..hull.len {
-                if hull.face_sees(points, f, p) {
+                let sees = if det[f] > bound[f] {
+                    true
+                } else if det[f] < -bound[f] {
+                    false
+                } else {
+                    hull.exactly_sees(points, f, p)
+                };
+                if sees {
                     visible[seen] = f as u8;
                     seen += 1;
                 }
@@ -130,7 +143,7 @@ impl SmallHull {
             for &f in visible[..seen].iter().rev() {
                 hull.len -= 1;
                 hull.faces[f as usize] = hull.faces[hull.len];
-                hull.planes[f as usize] = hull.planes[hull.len];
+                hull.planes.copy(hull.len, f as usize);
             }
             // The horizon: visible faces' edges whose twin is not a visible face's edge. The
             // visible faces form a disc (exact predicates), so these close one loop.
@@ -156,21 +169,18 @@ impl SmallHull {
     fn push(&mut self, points: &[Point], [a, b, c]: [u8; 3]) {
         let p = |i: u8| &points[i as usize];
         // `side(x)` is orient3d(x, b, c, a) = −orient3d(a, b, c, x): positive outside.
-        self.planes[self.len] = MaybeUninit::new(Plane::new(p(b), p(c), p(a)));
+        self.planes.set(self.len, &Plane::new(p(b), p(c), p(a)));
         self.faces[self.len] = [a, b, c];
         self.len += 1;
     }
 
-    /// Whether point `p` lies strictly outside face `f`'s plane (exact).
-    #[inline]
-    fn face_sees(&self, points: &[Point], f: usize, p: u8) -> bool {
+    /// Whether point `p` lies strictly outside face `f`'s plane, decided by the exact
+    /// predicate (where the filter could not).
+    #[cold]
+    fn exactly_sees(&self, points: &[Point], f: usize, p: u8) -> bool {
         let [a, b, c] = self.faces[f];
         let q = |i: u8| &points[i as usize];
-        debug_assert!(f < self.len);
-        // SAFETY: `f < len`, and the first `len` planes are initialised (`push` writes the plane
-        // of every face it adds; removal moves initialised planes down).
-        let plane = unsafe { self.planes[f].assume_init_ref() };
-        plane.side(q(p), || exact_orient3d(q(p), q(b), q(c), q(a))) > 0.0
+        exact_orient3d(q(p), q(b), q(c), q(a)) > 0.0
     }
 }
 
