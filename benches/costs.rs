@@ -157,33 +157,38 @@ fn paired(
     n
 }
 
-/// [`paired`] compiled for AVX2, the tests inlined (`wide` from [`Wide::detect`], AVX2).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn paired_avx2(
-    a: &Bvh<Obb>,
-    b: &Bvh<Obb>,
-    queries: &[<Obb as BoundingVolume>::Query],
-    splits: &[SplitAt],
-    wide: Wide,
-) -> usize {
-    paired(a, b, queries, splits, wide.inlined())
+/// [`paired`] compiled for the target features `$features`, the tests inlined (`wide` from
+/// [`Wide::detect`], AVX2).
+macro_rules! paired_compiled_for {
+    ($(#[$doc:meta])* $name:ident, $features:literal) => {
+        $(#[$doc])*
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $features)]
+        fn $name(
+            a: &Bvh<Obb>,
+            b: &Bvh<Obb>,
+            queries: &[<Obb as BoundingVolume>::Query],
+            splits: &[SplitAt],
+            wide: Wide,
+        ) -> usize {
+            paired(a, b, queries, splits, wide.inlined())
+        }
+    };
 }
 
-/// [`paired`] compiled as [`obbtree::query`]'s walk is where the CPU also has AVX-512F and VL
-/// (OBB trees): the same 8-lane operations with 32 vector registers (`wide` from
-/// [`Wide::detect`], AVX2).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,avx512f,avx512vl")]
-fn paired_avx512(
-    a: &Bvh<Obb>,
-    b: &Bvh<Obb>,
-    queries: &[<Obb as BoundingVolume>::Query],
-    splits: &[SplitAt],
-    wide: Wide,
-) -> usize {
-    paired(a, b, queries, splits, wide.inlined())
-}
+paired_compiled_for!(
+    /// [`paired`] compiled for AVX2, the tests inlined (`wide` from [`Wide::detect`], AVX2).
+    paired_avx2,
+    "avx2"
+);
+
+paired_compiled_for!(
+    /// [`paired`] compiled as [`obbtree::query`]'s walk is where the CPU also has AVX-512F and
+    /// VL (OBB trees): the same 8-lane operations with 32 vector registers (`wide` from
+    /// [`Wide::detect`], AVX2).
+    paired_avx512,
+    "avx2,avx512f,avx512vl"
+);
 
 /// A leaf's triangle tested against both children of every split where the node not split is
 /// a leaf (box–triangle, eight lanes), B's children placed as in [`paired`]: the number of
