@@ -104,11 +104,8 @@ impl Plane {
         let mut det = [0.0; 3];
         let mut sure = [false; 3];
         for k in 0..3 {
-            let ad = points[k] - self.d;
-            det[k] = ad.x * self.normal.x + ad.y * self.normal.y + ad.z * self.normal.z;
-            let perm =
-                ad.x.abs() * self.perm.x + ad.y.abs() * self.perm.y + ad.z.abs() * self.perm.z;
-            sure[k] = (det[k].abs() > O3D_BOUND * perm) & (perm > MIN_PERMANENT);
+            let (value, bound) = self.filter(points[k]);
+            (det[k], sure[k]) = (value, value.abs() > bound);
         }
         if sure[0] & sure[1] & sure[2] {
             det
@@ -121,21 +118,21 @@ impl Plane {
     /// determinant exactly).
     #[inline(always)]
     pub fn side(&self, a: &Point, exact: impl FnOnce() -> Real) -> Real {
-        let ad = a - self.d;
-        let det = ad.x * self.normal.x + ad.y * self.normal.y + ad.z * self.normal.z;
-        let perm = ad.x.abs() * self.perm.x + ad.y.abs() * self.perm.y + ad.z.abs() * self.perm.z;
-        if det.abs() > O3D_BOUND * perm && perm > MIN_PERMANENT {
-            det
-        } else {
-            exact()
-        }
+        let (det, bound) = self.filter(a);
+        if det.abs() > bound { det } else { exact() }
+    }
+
+    /// The filter for point `a` ([`filter_lane`]): the determinant and its error bound.
+    #[inline(always)]
+    fn filter(&self, a: &Point) -> (Real, Real) {
+        let (d, n, p) = (self.d, self.normal, self.perm);
+        filter_lane(a, [d.x, d.y, d.z], [n.x, n.y, n.z], [p.x, p.y, p.z])
     }
 }
 
 /// Up to `N` planes ([`Plane`]) side by side, component by component (a structure of arrays),
 /// so that the filter of one point against consecutive planes runs in vector lanes
 /// ([`PlaneLanes::filter`]). Slots are written by [`PlaneLanes::set`] before they are read.
-#[derive(Clone, Copy)]
 pub(crate) struct PlaneLanes<const N: usize> {
     /// Per component (x, y, z): each plane's corner `d`, its normal, and its permanent's sums.
     d: [[Real; N]; 3],
@@ -194,9 +191,10 @@ impl<const N: usize> PlaneLanes<N> {
     }
 }
 
-/// [`Plane::side`]'s filter for point `a` and the plane with corner `d`, normal `n` and
-/// permanent's sums `p`: the determinant and its bound (infinite where the permanent is too
-/// small for the relative bound); the filter decides where `|det| > bound`.
+/// The orientation filter of [`Plane`] (and [`PlaneLanes`]) for point `a` and the plane with
+/// corner `d`, normal `n` and permanent's sums `p`: the determinant and its bound (Shewchuk's
+/// `errboundA` times the permanent; infinite where the permanent is too small for the relative
+/// bound). The sign of `det` is exact where `|det| > bound`.
 #[inline(always)]
 fn filter_lane(a: &Point, d: [Real; 3], n: [Real; 3], p: [Real; 3]) -> (Real, Real) {
     let (x, y, z) = (a.x - d[0], a.y - d[1], a.z - d[2]);

@@ -422,25 +422,32 @@ fn unfitted_split_axes(frame: &Frame<'_>, tris: &[u32], vertices: &[u32]) -> [Ve
         let v = frame.mesh.vertices();
         vertices.iter().map(move |&i| v[i as usize] - frame.origin)
     };
-    let widths = |axes: &[Vector; 3]| {
-        let mut lo = [Real::INFINITY; 3];
-        let mut hi = [Real::NEG_INFINITY; 3];
-        for p in points() {
-            for k in 0..3 {
+    // The points' widths along each of `axes`, in one pass.
+    fn widths<const N: usize>(
+        points: impl Iterator<Item = Point>,
+        axes: &[Vector; N],
+    ) -> [Real; N] {
+        let mut lo = [Real::INFINITY; N];
+        let mut hi = [Real::NEG_INFINITY; N];
+        for p in points {
+            for k in 0..N {
                 let d = p.coords.dot(&axes[k]);
                 lo[k] = lo[k].min(d);
                 hi[k] = hi[k].max(d);
             }
         }
         std::array::from_fn(|k| hi[k] - lo[k])
-    };
+    }
     let first = points().next().unwrap_or_else(Point::origin);
     let covariance =
         crate::bv::covariance_of_triangles(&first, tris.iter().map(|&t| frame.triangle(t)));
     let (axes, w): ([Vector; 3], [Real; 3]) = match covariance {
         Some(c) => {
             let principal = crate::bv::principal_axes(&c);
-            let (wp, wf) = (widths(&principal), widths(&frame_axes));
+            let [p0, p1, p2] = principal;
+            let [f0, f1, f2] = frame_axes;
+            let [w0, w1, w2, w3, w4, w5] = widths(points(), &[p0, p1, p2, f0, f1, f2]);
+            let (wp, wf) = ([w0, w1, w2], [w3, w4, w5]);
             let volume = |w: [Real; 3]| w[0] * w[1] * w[2];
             if volume(wf) < volume(wp) {
                 (frame_axes, wf)
@@ -448,7 +455,7 @@ fn unfitted_split_axes(frame: &Frame<'_>, tris: &[u32], vertices: &[u32]) -> [Ve
                 (principal, wp)
             }
         }
-        None => (frame_axes, widths(&frame_axes)),
+        None => (frame_axes, widths(points(), &frame_axes)),
     };
     let mut order = [0usize, 1, 2];
     order.sort_by(|&i, &j| w[j].total_cmp(&w[i]));
