@@ -122,7 +122,7 @@ pub struct BoxLanes<'a> {
 ///
 /// All 13 axes are computed, with no branch after the face axes and the normal: with one
 /// there (taken when both tests are decided), the criterion bench's paired test took
-/// 1.01–1.08× the time, and the walks over the compared cases 1.00–1.03× (medians of eight
+/// 1.01–1.07× the time, and the walks over the compared cases 1.00–1.03× (medians of eight
 /// alternating runs' ratios).
 #[inline(always)]
 pub fn separated_pair(
