@@ -277,7 +277,8 @@ proptest! {
     /// The paired test the traversal runs (both children of a split at once, on AVX2 where the
     /// CPU has it, else on two 4-lane halves) gives exactly the two single tests, whichever
     /// side changes between the halves (two boxes of A against one of B, or one of A against
-    /// two of B); so does placing two boxes of B at once.
+    /// two of B); so does placing two boxes of B at once, and so does the paired test with the
+    /// face depths, whose depths are the boxes' own.
     #[test]
     fn paired_overlap_tests_equal_the_single_tests(
         a0 in any_box(false),
@@ -293,6 +294,7 @@ proptest! {
         let pos = pose.translation.vector;
         let reach_b = obb_of(&b0).center().coords.norm().max(obb_of(&b1).center().coords.norm());
         let q = Obb::prepare(&rot, &pos, 1e-9, reach_b, &OverlapOptions { epsilon: 1e-6, sat: if lite { SatMode::Lite } else { SatMode::Full }, leaf_triangles: false });
+        let (a0_f, a1_f, b0_f, b1_f) = (a0, a1, b0, b1);
         let (a0, a1) = (obb_of(&a0), obb_of(&a1));
         let (b0, b1) = (obb_of(&b0), obb_of(&b1));
         let (p0, p1) = (Obb::place(&q, &b0), Obb::place(&q, &b1));
@@ -307,5 +309,46 @@ proptest! {
         let single = [Obb::overlaps(&q, a[0], b[0]), Obb::overlaps(&q, a[1], b[1])];
         prop_assert_eq!(Obb::overlaps_pair(&q, a, b, Wide::HALVES), single);
         prop_assert_eq!(Obb::overlaps_pair(&q, a, b, Wide::detect()), single);
+        // With the face depths (the first-contact order): the same verdicts, the same depths on
+        // every implementation of the lanes, and the depths those of the boxes in double
+        // precision but for the test's rounding and slack.
+        let (hits, depth) = Obb::overlaps_pair_depth(&q, a, b, Wide::HALVES);
+        let (hits_wide, depth_wide) = Obb::overlaps_pair_depth(&q, a, b, Wide::detect());
+        prop_assert_eq!(hits, single);
+        prop_assert_eq!(hits_wide, single);
+        let depth = depth.expect("OBBs measure the depth");
+        prop_assert_eq!(depth_wide.map(|d| d.map(f32::to_bits)), Some(depth.map(f32::to_bits)));
+        let placed = |x: &BoxF| BoxF { c: rot * x.c + pos, rot: rot * x.rot, h: x.h };
+        let boxes = match shape {
+            0 => [(a0_f, placed(&b0_f)), (a1_f, placed(&b0_f))],
+            1 => [(a0_f, placed(&b0_f)), (a0_f, placed(&b1_f))],
+            _ => [(a1_f, placed(&b1_f)), (a0_f, placed(&b0_f))],
+        };
+        for (k, (x, y)) in boxes.iter().enumerate() {
+            let reference = face_depth(x, y);
+            let scale = (y.c - x.c).abs().sum() + x.h.iter().sum::<Real>() + y.h.iter().sum::<Real>();
+            prop_assert!(
+                (Real::from(depth[k]) - reference).abs() <= 1e-4 * scale,
+                "test {k}: depth {} against {reference}", depth[k]
+            );
+        }
     }
+}
+
+/// The least, over the six face axes of two boxes (one frame), of how far their projections
+/// overlap: `a_i + Σ_j b_j |A_i · B_j| − |d · A_i|` and the same along B's axes (`d` between
+/// the centres); negative where a face axis separates them.
+fn face_depth(a: &BoxF, b: &BoxF) -> Real {
+    let d = b.c - a.c;
+    let r = a.rot.transpose() * b.rot;
+    let mut least = Real::INFINITY;
+    for i in 0..3 {
+        let reach_b: Real = (0..3).map(|j| b.h[j] * r[(i, j)].abs()).sum();
+        least = least.min(a.h[i] + reach_b - d.dot(&a.rot.column(i)).abs());
+    }
+    for j in 0..3 {
+        let reach_a: Real = (0..3).map(|i| a.h[i] * r[(i, j)].abs()).sum();
+        least = least.min(reach_a + b.h[j] - d.dot(&b.rot.column(j)).abs());
+    }
+    least
 }

@@ -302,6 +302,20 @@ pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
             Self::overlaps(query, a[1], b[1]),
         ]
     }
+    /// [`BoundingVolume::overlaps_pair`] with, where the volume type measures it, how deep each
+    /// pair of volumes overlaps (larger is deeper; any unit, compared only between the two
+    /// tests): the first-contact order visits the deeper of two overlapping pairs first. `None`:
+    /// the order is [`BoundingVolume::order_radius2`]'s. OBBs give their face depth
+    /// ([`sat::separated_f32_pair_depth`]).
+    #[inline(always)]
+    fn overlaps_pair_depth(
+        query: &Self::Query,
+        a: [&Self; 2],
+        b: [&Self::Placed; 2],
+        wide: sat::lanes::Wide,
+    ) -> ([bool; 2], Option<[f32; 2]>) {
+        (Self::overlaps_pair(query, a, b, wide), None)
+    }
     /// Whether [`BoundingVolume::overlaps_batch`] is faster than testing the pairs one at a
     /// time, each B volume placed once for a run of pairs that share it (the separation list's
     /// start uses it only then).
@@ -332,9 +346,9 @@ pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
     /// of the square of its half diagonal (an OBB 0.3, an AABB 0.5: a sphere nearer a box's mean
     /// reach than the sphere that holds it; measured on the benchmark cases, see the
     /// traversal's `sphere_power`). With [`BoundingVolume::center_distance2`] it orders the
-    /// traversal: of two overlapping children, the one for which the other volume's centre has
-    /// the smaller power with respect to this sphere (squared centre distance − this) is visited
-    /// first.
+    /// traversal where no depth is measured ([`BoundingVolume::overlaps_pair_depth`]): of two
+    /// overlapping children, the one for which the other volume's centre has the smaller power
+    /// with respect to this sphere (squared centre distance − this) is visited first.
     fn order_radius2(&self) -> Real;
     /// A size used by the descend rule: the larger volume is split first. Boxes use their
     /// surface area (flat leaf boxes included), spheres their radius.

@@ -730,6 +730,33 @@ impl BoundingVolume for Obb {
         [!sep[0], !sep[1]]
     }
 
+    #[inline(always)]
+    fn overlaps_pair_depth(
+        q: &ObbQuery,
+        a: [&Obb; 2],
+        b: [&PlacedObb; 2],
+        wide: sat::lanes::Wide,
+    ) -> ([bool; 2], Option<[f32; 2]>) {
+        let side = |k: usize| {
+            let (a, b) = (a[k], b[k]);
+            sat::SatPair {
+                a: a.floats(),
+                b_axes: &b.axes,
+                b_rows: &b.bt,
+                b_half: &b.half,
+                b_center: &b.center,
+            }
+        };
+        let (sep, depth) = sat::separated_f32_pair_depth(
+            wide,
+            [side(0), side(1)],
+            q.epsilon,
+            Self::slack(q),
+            q.lite,
+        );
+        ([!sep[0], !sep[1]], Some(depth))
+    }
+
     const TRIANGLE_TESTS: bool = true;
     const BATCH_TESTS: bool = true;
 

@@ -103,7 +103,7 @@ pub fn separated_f32(
         b_half,
         b_center,
     };
-    separated_x8::<lanes::One>([p, p], eps, slack, lite)[0]
+    separated_x8::<lanes::One>([p, p], eps, slack, lite).0[0]
 }
 
 /// The slack added to every right-hand side of a single-precision test: `relative · (|d|₁ +
@@ -158,6 +158,29 @@ pub fn separated_f32_pair(
         // SAFETY: a `Wide` says AVX2 only where the CPU has it (`Wide::detect`).
         lanes::WideKind::Avx2 => unsafe { separated_avx2(p, eps, slack, lite) },
         #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+        lanes::WideKind::Avx2Inline => separated_x8::<lanes::Avx8>(p, eps, slack, lite).0,
+        _ => separated_x8::<lanes::Halves>(p, eps, slack, lite).0,
+    }
+}
+
+/// [`separated_f32_pair`] with each test's face depth: the least of `rhs − lhs` over the six
+/// face axes (units of the boxes' frame; the right-hand sides with their slack), how far the
+/// boxes reach into each other along the face axis where they overlap least. Positive where
+/// no face axis separates. The first-contact order takes the deeper pair first
+/// ([`crate::bv::BoundingVolume::overlaps_pair_depth`]). The same verdicts bit for bit.
+#[inline(always)]
+pub fn separated_f32_pair_depth(
+    wide: lanes::Wide,
+    p: [SatPair<'_>; 2],
+    eps: f32,
+    slack: Slack,
+    lite: bool,
+) -> ([bool; 2], [f32; 2]) {
+    match wide.0 {
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+        // SAFETY: a `Wide` says AVX2 only where the CPU has it (`Wide::detect`).
+        lanes::WideKind::Avx2 => unsafe { separated_depth_avx2(p, eps, slack, lite) },
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
         lanes::WideKind::Avx2Inline => separated_x8::<lanes::Avx8>(p, eps, slack, lite),
         _ => separated_x8::<lanes::Halves>(p, eps, slack, lite),
     }
@@ -170,6 +193,19 @@ pub fn separated_f32_pair(
 #[target_feature(enable = "avx2")]
 #[inline]
 fn separated_avx2(p: [SatPair<'_>; 2], eps: f32, slack: Slack, lite: bool) -> [bool; 2] {
+    separated_x8::<lanes::Avx8>(p, eps, slack, lite).0
+}
+
+/// [`separated_f32_pair_depth`] compiled for AVX2 (see [`separated_avx2`]).
+#[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn separated_depth_avx2(
+    p: [SatPair<'_>; 2],
+    eps: f32,
+    slack: Slack,
+    lite: bool,
+) -> ([bool; 2], [f32; 2]) {
     separated_x8::<lanes::Avx8>(p, eps, slack, lite)
 }
 
@@ -181,9 +217,15 @@ fn rotate_avx2(m: &[[f32; 4]; 3], cols: [&[[f32; 3]; 3]; 2]) -> [RotatedAxes; 2]
     rotate_x8::<lanes::Avx8>(m, cols)
 }
 
-/// [`separated_f32`] on two halves (see [`separated_f32_pair`]).
+/// [`separated_f32`] on two halves (see [`separated_f32_pair`]), with each half's face depth
+/// ([`separated_f32_pair_depth`]; a caller that drops it does not compute it).
 #[inline(always)]
-fn separated_x8<W: X8>(p: [SatPair<'_>; 2], eps: f32, slack: Slack, lite: bool) -> [bool; 2] {
+fn separated_x8<W: X8>(
+    p: [SatPair<'_>; 2],
+    eps: f32,
+    slack: Slack,
+    lite: bool,
+) -> ([bool; 2], [f32; 2]) {
     let [p0, p1] = p;
     let colx = W::load2(&p0.a[0..], &p1.a[0..]);
     let coly = W::load2(&p0.a[3..], &p1.a[3..]);
@@ -246,6 +288,7 @@ fn separated_x8<W: X8>(p: [SatPair<'_>; 2], eps: f32, slack: Slack, lite: bool) 
         .add(sl)
         .add(hb[0].mul(ra[0]).add(hb[1].mul(ra[1])).add(hb[2].mul(ra[2])));
     let face_a = t.abs().gt(rhs);
+    let depth_a = rhs.sub(t.abs());
     // B's face axes.
     let bt = [
         W::load2(&p0.b_rows[0], &p1.b_rows[0]),
@@ -259,8 +302,13 @@ fn separated_x8<W: X8>(p: [SatPair<'_>; 2], eps: f32, slack: Slack, lite: bool) 
         .add(ha0.mul(rows[0]).add(ha1.mul(rows[1])).add(ha2.mul(rows[2])));
     // The axes' verdicts stay lane masks until the one decision at the end.
     let faces = W::or(face_a, sb.abs().gt(rhs));
+    let depth = {
+        let [lo, hi] = depth_a.min(rhs.sub(sb.abs())).to_arrays();
+        let least = |d: [f32; 4]| d[0].min(d[1]).min(d[2]);
+        [least(lo), least(hi)]
+    };
     if lite {
-        return W::any3(faces);
+        return (W::any3(faces), depth);
     }
     // Edge–edge axes, computed even where a face axis separates (no branch: see
     // [`separated_f32_pair`]).
@@ -280,7 +328,7 @@ fn separated_x8<W: X8>(p: [SatPair<'_>; 2], eps: f32, slack: Slack, lite: bool) 
             .add(hb[j1].mul(ra[j2]).add(hb[j2].mul(ra[j1])).add(sl));
         any = W::or(any, lhs.gt(rhs));
     }
-    W::any3(any)
+    (W::any3(any), depth)
 }
 
 /// B's axes (`cols[k][j]` = coordinate `k` of axis `j`) rotated by the matrix with columns `m`
