@@ -852,7 +852,9 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
 /// outside the test: the depth over the face axes relative to the smaller of the two boxes'
 /// reaches along each axis (about the same counts; teapot random poses +2.5%) and the depth over
 /// all fifteen axes, the edge axes normalised (fewer box tests than this order on every case,
-/// but the torus path only −27%, and a square root per edge axis).
+/// but the torus path only −27%, and a square root per edge axis). Where a leaf's triangle
+/// stands for its box, the box–triangle test's depth along the box's face axes gave this
+/// order's counts to 0.02%, and the pipes path's +2.7%: the sphere power stays there.
 ///
 /// A box's sphere has a fraction of the squared radius of the sphere that holds it, a measured
 /// choice. OBBs: half, on the least-volume OBB trees as the turn was introduced. First-contact
