@@ -73,9 +73,10 @@ pub fn collide_into<B: BoundingVolume>(
 /// is a leaf or if B is not a leaf and B's volume is larger ([`BoundingVolume::size`]);
 /// otherwise split A. Both child pairs of a split are tested together
 /// ([`BoundingVolume::overlaps_pair`]: for OBBs one pass over eight lanes, on AVX2 where the
-/// CPU has it), then the overlapping ones are visited; a first-contact query visits the child
-/// whose centre is nearer the other volume's first (a heuristic: fewer tests before the first
-/// contact). Each child pair is one volume test (N_v), so a first-contact query counts the
+/// CPU has it), then the overlapping ones are visited; a first-contact query visits first the
+/// child pair that overlaps deeper (OBBs, [`BoundingVolume::overlaps_pair_depth`]) or whose
+/// centre is nearer the other volume's (other volumes, and a leaf's triangle standing for its
+/// box): a heuristic, fewer tests before the first contact. Each child pair is one volume test (N_v), so a first-contact query counts the
 /// second child pair of a split even when the first one's subtree ends the query; each pair of
 /// leaves whose volumes overlap is one triangle test (N_p). B's volumes are placed in A's frame once per visited node and reused for all tests
 /// against it; AABB and sphere trees share the relative rotation for the whole query
