@@ -76,8 +76,9 @@ pub fn collide_into<B: BoundingVolume>(
 /// CPU has it), then the overlapping ones are visited; a first-contact query visits first the
 /// child pair that overlaps deeper (OBBs, [`BoundingVolume::overlaps_pair_depth`]) or whose
 /// centre is nearer the other volume's (other volumes, and a leaf's triangle standing for its
-/// box): a heuristic, fewer tests before the first contact. Each child pair is one volume test (N_v), so a first-contact query counts the
-/// second child pair of a split even when the first one's subtree ends the query; each pair of
+/// box): a heuristic, fewer tests before the first contact. Each child pair is one volume test
+/// (N_v), so a first-contact query counts the second child pair of a split even when the first
+/// one's subtree ends the query; each pair of
 /// leaves whose volumes overlap is one triangle test (N_p). B's volumes are placed in A's frame once per visited node and reused for all tests
 /// against it; AABB and sphere trees share the relative rotation for the whole query
 /// (van den Bergen 1998, §3). The report is cleared first.
@@ -563,8 +564,9 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
     /// the first child pair if it overlaps (first contact: of two overlapping ones, the deeper,
     /// [`BoundingVolume::overlaps_pair_depth`], or the nearer, [`sphere_power`]) while the
     /// second waits on `stack` with its test's result, looked at only when it is taken up
-    /// again: a branch on a result long known, as a recursion's branch after its first call returns. (Pushing only the
-    /// overlapping pairs, without a branch, made every step wait for the test before it:
+    /// again: a branch on a result long known, as a recursion's branch after its first call
+    /// returns. (Pushing only the overlapping pairs, without a branch, made every step wait for
+    /// the test before it:
     /// 12–39% more time per query.) B's children placed by a split of B stay in
     /// `arena` while pairs below them are pending: a pending pair names its placed box and the
     /// arena's height above it.
@@ -836,13 +838,14 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
 /// OBB trees order by depth where two boxes are tested, this where a leaf's triangle stands for
 /// its box; AABB and sphere trees everywhere): the power of one volume's centre with respect
 /// to a sphere about a child of the other (squared centre distance −
-/// [`BoundingVolume::order_radius2`]; negative well inside). `sphere_of` is the child whose sphere counts, `a` and `b` the two volumes whose
-/// centres are measured (one of them is `sphere_of` or its placed copy). Of two overlapping
+/// [`BoundingVolume::order_radius2`]; negative well inside). `sphere_of` is the child whose
+/// sphere counts, `a` and `b` the two volumes whose centres are measured (one of them is `sphere_of` or its placed copy). Of two overlapping
 /// children the one with the smaller power goes first: the nearer, deeper or larger one.
 ///
 /// OBB trees took the pair of boxes of the larger face depth first (the least, over the six
-/// face axes, of how far the boxes reach into each other; [`crate::bv::sat::separated_f32_pair_depth`],
-/// a by-product of the paired test) instead of this order. First-contact box tests, before →
+/// face axes, of how far the boxes reach into each other;
+/// [`crate::bv::sat::separated_f32_pair_depth`], a by-product of the paired test) instead of
+/// this order. First-contact box tests, before →
 /// after: teapot random poses 62,494 → 62,174, teapot path 52,616 → 44,266, bunny random
 /// 84,534 → 76,700, bunny path 51,336 → 46,490, torus path 232,626 → 143,050 (−38%), pipes
 /// path 291,218 → 293,052 (+0.6%), torpedo path 2,083,586 → 1,960,230; on 2,000 poses
