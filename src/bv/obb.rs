@@ -512,6 +512,19 @@ impl PlacedObb {
     }
 }
 
+/// Two tests' boxes as the paired test reads them: `a[k]` against the placed `b[k]`.
+#[inline(always)]
+fn sat_pairs<'a>(a: [&'a Obb; 2], b: [&'a PlacedObb; 2]) -> [sat::SatPair<'a>; 2] {
+    let side = |k: usize| sat::SatPair {
+        a: a[k].floats(),
+        b_axes: &b[k].axes,
+        b_rows: &b[k].bt,
+        b_half: &b[k].half,
+        b_center: &b[k].center,
+    };
+    [side(0), side(1)]
+}
+
 /// Per-query constants of OBB tests.
 #[derive(Clone, Copy, Debug)]
 pub struct ObbQuery {
@@ -715,18 +728,7 @@ impl BoundingVolume for Obb {
         b: [&PlacedObb; 2],
         wide: sat::lanes::Wide,
     ) -> [bool; 2] {
-        let side = |k: usize| {
-            let (a, b) = (a[k], b[k]);
-            sat::SatPair {
-                a: a.floats(),
-                b_axes: &b.axes,
-                b_rows: &b.bt,
-                b_half: &b.half,
-                b_center: &b.center,
-            }
-        };
-        let sep =
-            sat::separated_f32_pair(wide, [side(0), side(1)], q.epsilon, Self::slack(q), q.lite);
+        let sep = sat::separated_f32_pair(wide, sat_pairs(a, b), q.epsilon, Self::slack(q), q.lite);
         [!sep[0], !sep[1]]
     }
 
@@ -737,23 +739,8 @@ impl BoundingVolume for Obb {
         b: [&PlacedObb; 2],
         wide: sat::lanes::Wide,
     ) -> ([bool; 2], Option<[f32; 2]>) {
-        let side = |k: usize| {
-            let (a, b) = (a[k], b[k]);
-            sat::SatPair {
-                a: a.floats(),
-                b_axes: &b.axes,
-                b_rows: &b.bt,
-                b_half: &b.half,
-                b_center: &b.center,
-            }
-        };
-        let (sep, depth) = sat::separated_f32_pair_depth(
-            wide,
-            [side(0), side(1)],
-            q.epsilon,
-            Self::slack(q),
-            q.lite,
-        );
+        let (sep, depth) =
+            sat::separated_f32_pair_depth(wide, sat_pairs(a, b), q.epsilon, Self::slack(q), q.lite);
         ([!sep[0], !sep[1]], Some(depth))
     }
 
