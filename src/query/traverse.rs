@@ -621,9 +621,8 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
                 (_, Some(cb)) => (false, cb),
             };
             let (mut first, mut second);
-            let mut hit;
             // First contact: how deep each child pair overlaps, where the volume measures it.
-            let mut depth = None;
+            let (mut hit, depth);
             if split_a {
                 let (al, ar) = (left, right);
                 prefetch_children(self.na, al);
@@ -633,24 +632,16 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
                 let pb = unsafe { arena.get_unchecked(pair.placed as usize).assume_init_ref() };
                 let (bl, br) = (&self.na[al].bv, &self.na[ar].bv);
                 // Where B's node is a leaf, its triangle (in its box) stands for it.
-                hit = if self.triangle_b(node_b) {
-                    B::triangle_overlaps_pair(
+                (hit, depth) = if self.triangle_b(node_b) {
+                    let h = B::triangle_overlaps_pair(
                         &self.query,
                         [bl, br],
                         &self.tri_b.1,
                         Self::wide::<AVX>(),
-                    )
-                } else if self.first {
-                    let (h, d) = B::overlaps_pair_depth(
-                        &self.query,
-                        [bl, br],
-                        [pb, pb],
-                        Self::wide::<AVX>(),
                     );
-                    depth = d;
-                    h
+                    (h, None)
                 } else {
-                    B::overlaps_pair(&self.query, [bl, br], [pb, pb], Self::wide::<AVX>())
+                    self.boxes_pair::<AVX>([bl, br], [pb, pb])
                 };
                 first = Pending {
                     a: al as u32,
@@ -696,29 +687,16 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
                 // Where A's node is a leaf, its triangle (in its box) stands for it.
                 let by_triangle = self.triangle_a(node_a);
                 let node_a = &node_a.bv;
-                hit = if by_triangle {
-                    B::triangle_overlaps_placed_pair(
+                (hit, depth) = if by_triangle {
+                    let h = B::triangle_overlaps_placed_pair(
                         &self.query,
                         [&placed[0], &placed[1]],
                         &self.tri_a.1,
                         Self::wide::<AVX>(),
-                    )
-                } else if self.first {
-                    let (h, d) = B::overlaps_pair_depth(
-                        &self.query,
-                        [node_a, node_a],
-                        [&placed[0], &placed[1]],
-                        Self::wide::<AVX>(),
                     );
-                    depth = d;
-                    h
+                    (h, None)
                 } else {
-                    B::overlaps_pair(
-                        &self.query,
-                        [node_a, node_a],
-                        [&placed[0], &placed[1]],
-                        Self::wide::<AVX>(),
-                    )
+                    self.boxes_pair::<AVX>([node_a, node_a], [&placed[0], &placed[1]])
                 };
                 let height = pair.height + 2;
                 first = Pending {
@@ -764,6 +742,25 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
                 Some(next) => pair = next,
                 None => return false,
             }
+        }
+    }
+
+    /// The walk's paired volume test ([`BoundingVolume::overlaps_pair`]), with the depths a
+    /// first-contact query orders by ([`BoundingVolume::overlaps_pair_depth`]; computed only
+    /// there).
+    #[inline(always)]
+    fn boxes_pair<const AVX: bool>(
+        &self,
+        a: [&B; 2],
+        b: [&B::Placed; 2],
+    ) -> ([bool; 2], Option<[f32; 2]>) {
+        if self.first {
+            B::overlaps_pair_depth(&self.query, a, b, Self::wide::<AVX>())
+        } else {
+            (
+                B::overlaps_pair(&self.query, a, b, Self::wide::<AVX>()),
+                None,
+            )
         }
     }
 

@@ -143,7 +143,7 @@ pub struct SatPair<'a> {
 /// Without `lite`, the nine edge–edge axes are computed whether or not a face axis has
 /// separated: the branch on "both tests decided by their face axes" was mispredicted often
 /// enough that the criterion bench's paired split took 1.25–1.37× the time with it (11.6–12.3
-/// against 8.8–9.2 ns per box test, three runs), while the walks over the compared cases took
+/// against 8.8–9.8 ns per box test, five runs), while the walks over the compared cases took
 /// the same time without it (medians of eight alternating runs' ratios 0.91–1.02×).
 #[inline(always)]
 pub fn separated_f32_pair(
