@@ -836,8 +836,9 @@ impl<'a, B: BoundingVolume, const TRACE: bool, const CUT: bool> Traversal<'a, B,
 /// its box; AABB and sphere trees everywhere): the power of one volume's centre with respect
 /// to a sphere about a child of the other (squared centre distance −
 /// [`BoundingVolume::order_radius2`]; negative well inside). `sphere_of` is the child whose
-/// sphere counts, `a` and `b` the two volumes whose centres are measured (one of them is `sphere_of` or its placed copy). Of two overlapping
-/// children the one with the smaller power goes first: the nearer, deeper or larger one.
+/// sphere counts, `a` and `b` the two volumes whose centres are measured (one of them is
+/// `sphere_of` or its placed copy). Of two overlapping children the one with the smaller power
+/// goes first: the nearer, deeper or larger one.
 ///
 /// OBB trees took the pair of boxes of the larger face depth first (the least, over the six
 /// face axes, of how far the boxes reach into each other;
