@@ -10,7 +10,7 @@ use obbtree::bv::sat::lanes::Wide;
 use obbtree::math::transform_point;
 use obbtree::pose::read_poses;
 use obbtree::prelude::*;
-use obbtree::query::{triangles_intersect, volume_query};
+use obbtree::query::triangles_intersect;
 use std::hint::black_box;
 use std::path::PathBuf;
 
@@ -20,7 +20,7 @@ type Pair = (usize, usize, usize); // (pose, node of A, node of B)
 fn tested_pairs(a: &Bvh<Obb>, b: &Bvh<Obb>, poses: &[(Matrix3, Vector)]) -> (Vec<Pair>, Vec<Pair>) {
     let (mut boxes, mut leaves) = (Vec::new(), Vec::new());
     for (k, (rot, pos)) in poses.iter().enumerate() {
-        let q = volume_query(a, b, rot, pos, &OverlapOptions::default());
+        let q = a.volume_query(b, rot, pos, &OverlapOptions::default());
         let mut stack = vec![(0usize, 0usize)];
         while let Some((i, j)) = stack.pop() {
             boxes.push((k, i, j));
@@ -251,7 +251,7 @@ fn costs(c: &mut Criterion) {
     let (boxes, leaves) = tested_pairs(&a, &b, &poses);
     let queries: Vec<_> = poses
         .iter()
-        .map(|(r, t)| volume_query(&a, &b, r, t, &OverlapOptions::default()))
+        .map(|(r, t)| a.volume_query(&b, r, t, &OverlapOptions::default()))
         .collect();
 
     let mut g = c.benchmark_group("cost");

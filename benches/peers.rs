@@ -10,6 +10,7 @@
 //!
 //! Run: `cargo bench --bench peers` (add `-- quick` for one round).
 
+use obbtree::math::relative_parts;
 use obbtree::pose::read_poses;
 use obbtree::prelude::*;
 use parry3d_f64::math::{Pose as PPose, Rotation as PRot, Vector as PVec};
@@ -165,7 +166,7 @@ fn main() {
             // One obbtree query, timed (µs).
             let timed_query = |pose_ab: &Isometry, report: &mut CollisionReport| {
                 let t = Instant::now();
-                collide_into(&a, &Isometry::identity(), &b, pose_ab, &options, report);
+                { let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), pose_ab); collide_with(&a, &b, &rot_ab, &pos_ab, &options, With::default(), report) };
                 t.elapsed().as_secs_f64() * 1e6
             };
             for round in 0..rounds {

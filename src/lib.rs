@@ -79,5 +79,5 @@ pub mod prelude {
     pub use crate::bvh::{BuildOptions, Bvh, ObbTree, SplitRule};
     pub use crate::math::{Isometry, Matrix3, Point, Real, Vector};
     pub use crate::mesh::{MeshError, TriMesh, load_obj};
-    pub use crate::query::{CollisionReport, ContactMode, QueryOptions, collide, collide_into};
+    pub use crate::query::{CollisionReport, ContactMode, QueryOptions, collide, collide_with, With};
 }

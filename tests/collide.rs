@@ -4,7 +4,7 @@
 mod common;
 use common::*;
 use obbtree::prelude::*;
-use obbtree::query::{brute_force, brute_force_posed, collide_relative};
+use obbtree::query::{brute_force, brute_force_posed, collide_with, With};
 use proptest::prelude::*;
 
 fn trees(m: &TriMesh) -> (Bvh<Obb>, Bvh<Aabb>, Bvh<Sphere>) {
@@ -77,15 +77,15 @@ fn check_all(
         ..Default::default()
     };
     let mut r = CollisionReport::default();
-    collide_relative(&oa, &ob, rot, pos, &lite, &mut r);
+    collide_with(&oa, &ob, rot, pos, &lite, With::default(), &mut r);
     prop_assert_eq!(sorted(r.contacts.clone()), truth.clone(), "OBB, SAT lite");
     // The OBB trees above test a leaf's triangle against internal nodes (the default); the
     // papers' rule tests its box, and must agree too.
     let boxes = QueryOptions::default().leaf_boxes();
-    collide_relative(&oa, &ob, rot, pos, &boxes, &mut r);
+    collide_with(&oa, &ob, rot, pos, &boxes, With::default(), &mut r);
     prop_assert_eq!(sorted(r.contacts.clone()), truth.clone(), "OBB, leaf boxes");
     // First contact agrees on whether there is one, and finds a real one.
-    collide_relative(&oa, &ob, rot, pos, &QueryOptions::first_contact(), &mut r);
+    collide_with(&oa, &ob, rot, pos, &QueryOptions::first_contact(), With::default(), &mut r);
     prop_assert_eq!(r.colliding(), !truth.is_empty());
     prop_assert!(r.contacts.len() <= 1);
     if let Some(c) = r.contacts.first() {
@@ -302,7 +302,7 @@ fn regression_sliver_corner_touches_points() {
         QueryOptions::default().leaf_boxes(),
     ] {
         let mut r = CollisionReport::default();
-        collide_relative(&oa, &ob, &rot, &pos, &options, &mut r);
+        collide_with(&oa, &ob, &rot, &pos, &options, With::default(), &mut r);
         assert_eq!(sorted(r.contacts), truth, "{options:?}");
     }
 }
@@ -312,10 +312,10 @@ fn traced_counts<B: BoundingVolume>(a: &Bvh<B>, b: &Bvh<B>, pose: &Isometry) {
     let pos = pose.translation.vector;
     let options = QueryOptions::default();
     let mut plain = CollisionReport::default();
-    collide_relative(a, b, &rot, &pos, &options, &mut plain);
+    collide_with(a, b, &rot, &pos, &options, With::default(), &mut plain);
     let mut traced = CollisionReport::default();
     let mut pairs = Vec::new();
-    obbtree::query::collide_traced(a, b, &rot, &pos, &options, &mut traced, &mut pairs);
+    obbtree::query::collide_with(a, b, &rot, &pos, &options, With::trace(&mut pairs), &mut traced);
     assert_eq!(traced, plain);
     // Every overlapping pair below the root is one passed volume test; a non-leaf pair opens
     // exactly two tests, a leaf pair one triangle test (the cost equation's counts).
@@ -346,7 +346,7 @@ proptest! {
 /// overlap (the bunny against a slightly moved copy of itself).
 #[test]
 fn parallel_query_equals_sequential() {
-    use obbtree::query::collide_parallel;
+    use obbtree::query::{collide_with, With};
     let teapot = Bvh::<Obb>::build(load("teapot.obj"), &BuildOptions::default());
     let bunny = Bvh::<Obb>::build(load("stanford-bunny.obj"), &BuildOptions::default());
     let poses = obbtree::pose::read_poses(data("teapot_random.txt")).unwrap();
@@ -368,10 +368,10 @@ fn parallel_query_equals_sequential() {
             .unwrap();
         for (tree, rot, pos) in &cases {
             let mut seq = CollisionReport::default();
-            collide_relative(tree, tree, rot, pos, &QueryOptions::default(), &mut seq);
+            collide_with(tree, tree, rot, pos, &QueryOptions::default(), With::default(), &mut seq);
             let mut par = CollisionReport::default();
             pool.install(|| {
-                collide_parallel(tree, tree, rot, pos, &QueryOptions::default(), &mut par)
+                collide_with(tree, tree, rot, pos, &QueryOptions::default(), With::parallel(), &mut par)
             });
             assert_eq!(par, seq, "{threads} threads");
         }

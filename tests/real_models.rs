@@ -3,6 +3,7 @@
 
 mod common;
 use common::*;
+use obbtree::math::relative_parts;
 use obbtree::pose::read_poses;
 use obbtree::prelude::*;
 use obbtree::query::brute_force;
@@ -49,14 +50,7 @@ fn check_reference<B: BoundingVolume>(poses: &str, reference_file: &str, build: 
     let mut first = CollisionReport::default();
     let mut total = 0;
     for (i, (pose, want)) in poses.iter().zip(&expected).enumerate() {
-        collide_into(
-            &a,
-            &Isometry::identity(),
-            &b,
-            &pose.pose_ab,
-            &QueryOptions::default(),
-            &mut report,
-        );
+        { let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &pose.pose_ab); collide_with(&a, &b, &rot_ab, &pos_ab, &QueryOptions::default(), With::default(), &mut report) };
         report.contacts.sort_unstable();
         assert_eq!(
             &report.contacts,
@@ -65,14 +59,7 @@ fn check_reference<B: BoundingVolume>(poses: &str, reference_file: &str, build: 
             B::KIND,
             poses = reference_file
         );
-        collide_into(
-            &a,
-            &Isometry::identity(),
-            &b,
-            &pose.pose_ab,
-            &QueryOptions::first_contact(),
-            &mut first,
-        );
+        { let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &pose.pose_ab); collide_with(&a, &b, &rot_ab, &pos_ab, &QueryOptions::first_contact(), With::default(), &mut first) };
         assert_eq!(
             first.colliding(),
             !want.is_empty(),

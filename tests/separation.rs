@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 use obbtree::prelude::*;
-use obbtree::query::{SeparationList, SeparationPolicy, collide_incremental, collide_relative};
+use obbtree::query::{SeparationList, SeparationPolicy, collide_with, With};
 use proptest::prelude::*;
 
 /// Leaves under each node of a hierarchy.
@@ -104,9 +104,9 @@ fn check_walk<B: BoundingVolume>(
     for (dt, dr) in steps {
         pose = Isometry::new(*dt, *dr) * pose;
         let (rot, pos) = (rot_of(&pose), pose.translation.vector);
-        collide_relative(&a, &b, &rot, &pos, &options, &mut top);
+        collide_with(&a, &b, &rot, &pos, &options, With::default(), &mut top);
         for list in &mut lists {
-            collide_incremental(&a, &b, &rot, &pos, &options, list, &mut inc);
+            collide_with(&a, &b, &rot, &pos, &options, With::separation(list), &mut inc);
             match mode {
                 ContactMode::AllContacts => {
                     prop_assert_eq!(sorted(inc.contacts.clone()), sorted(top.contacts.clone()))
@@ -158,16 +158,8 @@ fn deferred_list_saves_tests_on_coherent_motion() {
         let rot = *obbtree::math::UnitQuaternion::from_scaled_axis(Vector::new(0.3, 0.2, 0.1) * s)
             .to_rotation_matrix()
             .matrix();
-        collide_relative(&a, &b, &rot, &pos, &QueryOptions::default(), &mut top);
-        collide_incremental(
-            &a,
-            &b,
-            &rot,
-            &pos,
-            &QueryOptions::default(),
-            &mut list,
-            &mut inc,
-        );
+        collide_with(&a, &b, &rot, &pos, &QueryOptions::default(), With::default(), &mut top);
+        collide_with(&a, &b, &rot, &pos, &QueryOptions::default(), With::separation(&mut list), &mut inc);
         assert_eq!(
             sorted(inc.contacts.clone()),
             sorted(top.contacts.clone()),

@@ -14,10 +14,7 @@ use super::motion::KindsInUse;
 use super::scene::{CollisionScene, FrameSet, KindVisitor, TreeKind, dispatch};
 use crate::bv::BvKind;
 use crate::math::{Isometry, Matrix3, Vector, transform_point};
-use crate::query::{
-    CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy,
-    collide_incremental, collide_relative, collide_traced, triangles_intersect,
-};
+use crate::query::{CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy, collide_with, triangles_intersect, With};
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
@@ -145,19 +142,11 @@ impl KindVisitor for Query<'_> {
         let last = self.last;
         let (rot, pos, options) = (&self.rot, &self.pos, &self.options);
         if self.trace {
-            collide_traced(
-                a,
-                b,
-                rot,
-                pos,
-                options,
-                &mut last.report,
-                &mut last.overlapped,
-            );
+            collide_with(a, b, rot, pos, options, With::trace(&mut last.overlapped), &mut last.report);
         } else if let Some(list) = self.separation {
-            collide_incremental(a, b, rot, pos, options, list, &mut last.report);
+            collide_with(a, b, rot, pos, options, With::separation(list), &mut last.report);
         } else {
-            collide_relative(a, b, rot, pos, options, &mut last.report);
+            collide_with(a, b, rot, pos, options, With::default(), &mut last.report);
         }
     }
 }
@@ -238,7 +227,7 @@ impl KindVisitor for TriangleCost<'_> {
             pairs.extend_from_slice(&self.last.overlapped);
         } else {
             let mut report = CollisionReport::default();
-            collide_traced(a, b, &rot, &pos, &self.options, &mut report, &mut pairs);
+            collide_with(a, b, &rot, &pos, &self.options, With::trace(&mut pairs), &mut report);
         }
         // The leaf pairs: each was one triangle test.
         let leaves: Vec<(usize, usize)> = pairs

@@ -235,6 +235,20 @@ impl<B: BoundingVolume> Bvh<B> {
         self.center_reach
     }
 
+    /// The per-query constants of volume tests of this hierarchy (A) against `b` placed in A's
+    /// frame by `x_a = rot_ab · x_b + pos_ab` (model frames), as the queries make them: for
+    /// programs that test volumes of two hierarchies directly ([`BoundingVolume::place`],
+    /// [`BoundingVolume::overlaps`]; volume frames, [`Bvh::origin`]).
+    pub fn volume_query(
+        &self,
+        b: &Bvh<B>,
+        rot_ab: &crate::math::Matrix3,
+        pos_ab: &crate::math::Vector,
+        overlap: &crate::bv::OverlapOptions,
+    ) -> B::Query {
+        crate::query::volume_query(self, b, rot_ab, pos_ab, overlap)
+    }
+
     /// Node `i`'s volume as an oriented box `(center, axes as columns, half extents)` in the
     /// model frame, for drawing (a sphere gives its bounding cube).
     ///

@@ -2,9 +2,10 @@
 //! table or JSON lines (the command-line contract of the project's design).
 
 use super::progress_bar;
+use obbtree::math::relative_parts;
 use obbtree::pose::read_poses;
 use obbtree::prelude::*;
-use obbtree::query::{SeparationList, SeparationPolicy, collide_incremental};
+use obbtree::query::{SeparationList, SeparationPolicy, collide_with, With};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -147,14 +148,7 @@ fn run_with<B: BoundingVolume>(
     // `--threads` threads (each query timed on its own thread).
     let query = |pose: &obbtree::pose::Pose, report: &mut CollisionReport| {
         let start = Instant::now();
-        collide_into(
-            &a,
-            &Isometry::identity(),
-            &b,
-            &pose.pose_ab,
-            options,
-            report,
-        );
+        { let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &pose.pose_ab); collide_with(&a, &b, &rot_ab, &pos_ab, options, With::default(), report) };
         start.elapsed().as_secs_f64() * 1e6
     };
     let results: Vec<(CollisionReport, f64)> = if args.start != SeparationPolicy::TopDown {
@@ -167,7 +161,7 @@ fn run_with<B: BoundingVolume>(
                 let rot = pose.pose_ab.rotation.to_rotation_matrix().into_inner();
                 let pos = pose.pose_ab.translation.vector;
                 let start = Instant::now();
-                collide_incremental(&a, &b, &rot, &pos, options, &mut list, &mut report);
+                collide_with(&a, &b, &rot, &pos, options, With::separation(&mut list), &mut report);
                 let us = start.elapsed().as_secs_f64() * 1e6;
                 bar.inc(1);
                 (report, us)

@@ -9,10 +9,7 @@ use crate::bv::{Aabb, BoundingVolume, BvKind, Obb, OverlapOptions, SatMode};
 use crate::bvh::Bvh;
 use crate::math::{Matrix3, Point, UnitQuaternion, Vector, median, timed, transform_point};
 use crate::mesh::TriMesh;
-use crate::query::{
-    CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy,
-    collide_incremental, collide_relative, collide_traced, triangles_intersect,
-};
+use crate::query::{CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy, collide_with, triangles_intersect, With};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use std::hint::black_box;
@@ -259,7 +256,7 @@ fn collision_rate(a: &Bvh<Obb>, placements: &[Placement]) -> f64 {
     let hits = placements
         .iter()
         .filter(|p| {
-            collide_relative(a, a, &p.rot, &p.pos, &options, &mut r);
+            collide_with(a, a, &p.rot, &p.pos, &options, With::default(), &mut r);
             r.colliding()
         })
         .count();
@@ -309,7 +306,7 @@ fn run_all<B: BoundingVolume>(
     let mut hits = Vec::with_capacity(placements.len());
     let mut times = Vec::with_capacity(placements.len());
     for (i, p) in placements.iter().enumerate() {
-        let ((), seconds) = timed(|| collide_relative(t, t, &p.rot, &p.pos, &options, &mut r));
+        let ((), seconds) = timed(|| collide_with(t, t, &p.rot, &p.pos, &options, With::default(), &mut r));
         times.push(seconds);
         n_b += r.bv_tests;
         n_p += r.tri_tests;
@@ -338,8 +335,8 @@ fn unit_costs<B: BoundingVolume>(t: &Bvh<B>, sample: &[Placement], sat: SatMode)
     let mut boxes: Vec<(usize, u32, u32)> = Vec::new();
     let mut tris: Vec<(usize, u32, u32)> = Vec::new();
     for (k, p) in sample.iter().enumerate() {
-        collide_traced(t, t, &p.rot, &p.pos, &options, &mut r, &mut overlapped);
-        collide_incremental(t, t, &p.rot, &p.pos, &options, &mut list, &mut r);
+        collide_with(t, t, &p.rot, &p.pos, &options, With::trace(&mut overlapped), &mut r);
+        collide_with(t, t, &p.rot, &p.pos, &options, With::separation(&mut list), &mut r);
         // Tested pairs: the overlapping ones, plus the cut's disjoint ones; the cut's leaf
         // pairs are overlapping pairs whose triangles were tested.
         boxes.extend(overlapped.iter().map(|&(a, b)| (k, a, b)));
@@ -353,7 +350,7 @@ fn unit_costs<B: BoundingVolume>(t: &Bvh<B>, sample: &[Placement], sat: SatMode)
     let nodes = t.nodes();
     let queries: Vec<B::Query> = sample
         .iter()
-        .map(|p| crate::query::volume_query(t, t, &p.rot, &p.pos, &options.overlap))
+        .map(|p| t.volume_query(t, &p.rot, &p.pos, &options.overlap))
         .collect();
     let reps = (2_000_000 / boxes.len().max(1)).clamp(1, 200);
     let (hits, seconds) = timed(|| {

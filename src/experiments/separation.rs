@@ -9,10 +9,7 @@ use super::{Claim, Experiment, ExperimentError, Progress, Settings, load_centere
 use crate::bv::{Aabb, BoundingVolume, BvKind, Obb, Sphere};
 use crate::bvh::Bvh;
 use crate::math::{Isometry, Matrix3, UnitQuaternion, Vector, relative_pose, timed};
-use crate::query::{
-    CollisionReport, QueryOptions, SeparationList, SeparationPolicy, collide_incremental,
-    collide_relative,
-};
+use crate::query::{CollisionReport, QueryOptions, SeparationList, SeparationPolicy, collide_with, With};
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 
@@ -185,7 +182,7 @@ fn record(tree: &Bvh<Obb>, steps: usize, step: f64, deg: f64, seed: u64) -> Moti
     let any_collision = |poses: &[Isometry; OBJECTS], r: &mut CollisionReport| {
         pairs().any(|(i, j)| {
             let (rot, pos) = relative(poses, i, j);
-            collide_relative(tree, tree, &rot, &pos, &options, r);
+            collide_with(tree, tree, &rot, &pos, &options, With::default(), r);
             r.colliding()
         })
     };
@@ -214,7 +211,7 @@ fn record(tree: &Bvh<Obb>, steps: usize, step: f64, deg: f64, seed: u64) -> Moti
         let mut hits = [false; 36];
         for (k, (i, j)) in pairs().enumerate() {
             rel[k] = relative(&proposal, i, j);
-            collide_relative(tree, tree, &rel[k].0, &rel[k].1, &options, &mut r);
+            collide_with(tree, tree, &rel[k].0, &rel[k].1, &options, With::default(), &mut r);
             hits[k] = r.colliding();
         }
         if !hits.iter().any(|&h| h) {
@@ -255,9 +252,9 @@ fn replay<B: BoundingVolume>(
         let ((), step_seconds) = timed(|| {
             for (k, (rot, pos)) in rel.iter().enumerate() {
                 if policy == SeparationPolicy::TopDown {
-                    collide_relative(tree, tree, rot, pos, &options, &mut r);
+                    collide_with(tree, tree, rot, pos, &options, With::default(), &mut r);
                 } else {
-                    collide_incremental(tree, tree, rot, pos, &options, &mut lists[k], &mut r);
+                    collide_with(tree, tree, rot, pos, &options, With::separation(&mut lists[k]), &mut r);
                 }
                 hits[k] = r.colliding();
                 nv += r.bv_tests;

@@ -1,19 +1,30 @@
-//! Interference queries between two hierarchies: the separating axis test (§5), the exact
-//! triangle–triangle test, the traversal and its counts (Gottschalk et al. 1996, eq. (1)).
+//! Queries between two hierarchies: one walk of the bounding-volume test tree
+//! ([`traverse`], [`walk`](self::Visitor)) and its visitors, the exact triangle–triangle test,
+//! and the counts of the cost equation (Gottschalk et al. 1996, eq. (1)).
+//!
+//! Interference detection has two entry points: [`collide`] (world poses) and [`collide_with`]
+//! (B placed in A's frame, with a separation list, a trace, a stop rule or threads: [`With`]).
+//! [`traverse`] runs the walk with a [`Visitor`] of one's own.
 
+mod contacts;
+mod dispatch;
 pub mod intersection;
+#[cfg(feature = "parallel")]
+mod parallel;
 mod separation;
-mod traverse;
+mod trace;
+mod triangles;
 mod tri_tri;
+mod walk;
 
 pub use crate::predicates::{orient2d, orient3d};
+pub use contacts::{With, collide, collide_with};
 pub use intersection::{Intersection, triangle_intersection};
-pub use separation::{SeparationList, SeparationPolicy, collide_incremental};
-pub use traverse::{
-    collide, collide_into, collide_parallel, collide_relative, collide_traced, collide_until,
-    volume_query,
-};
+pub use separation::{SeparationList, SeparationPolicy};
 pub use tri_tri::{has_area, triangles_intersect};
+pub use triangles::Triangles;
+pub use walk::{Control, Counts, LeafPair, Visitor, traverse};
+pub(crate) use walk::volume_query;
 
 use crate::bv::OverlapOptions;
 use crate::math::{Isometry, Matrix3, Vector, transform_point};

@@ -31,11 +31,12 @@
 //! The body's centre of mass is its bounding-box centre and its inertia that of a solid box of
 //! unit mass and the bounding box's size (model frame).
 
+use crate::math::relative_parts;
 use crate::bvh::ObbTree;
 use crate::math::{Isometry, Matrix3, Point, UnitQuaternion, Vector};
 use crate::mesh::TriMesh;
 use crate::pose::parse_poses;
-use crate::query::{CollisionReport, QueryOptions, collide_into, collide_until};
+use crate::query::{CollisionReport, QueryOptions, collide_with, With};
 use std::path::Path;
 
 /// Where gravity pulls.
@@ -412,14 +413,7 @@ impl Simulation {
             // Impulses at all the impact's contacts (the probes stopped at the first
             // interpenetrating one: one more, complete query), then the rest of the step from
             // `lo`.
-            collide_into(
-                environment,
-                &Isometry::identity(),
-                object,
-                &hi_pose,
-                &QueryOptions::default(),
-                &mut self.hit,
-            );
+            { let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &hi_pose); collide_with(environment, object, &rot_ab, &pos_ab, &QueryOptions::default(), With::default(), &mut self.hit) };
             stats.queries += 1;
             stats.bv_tests += self.hit.bv_tests;
             let hit = std::mem::take(&mut self.hit.contacts);
@@ -519,17 +513,18 @@ impl Simulation {
         let depth = 0.5 * self.config.penetration;
         let (mesh_a, mesh_b) = (environment.mesh(), object.mesh());
         let mut deep = false;
-        collide_until(
+        let mut until = |ia, ib| {
+            deep = interpenetrates(mesh_a, mesh_b, &pose, &[(ia, ib)], depth);
+            deep
+        };
+        collide_with(
             environment,
             object,
             &rot,
             &pose.translation.vector,
             &QueryOptions::default(),
+            With::until(&mut until),
             &mut self.probe,
-            &mut |ia, ib| {
-                deep = interpenetrates(mesh_a, mesh_b, &pose, &[(ia, ib)], depth);
-                deep
-            },
         );
         (pose, deep)
     }
@@ -548,14 +543,7 @@ impl Simulation {
 
     /// Queries the current pose into `self.report`.
     fn query_current(&mut self, environment: &ObbTree, object: &ObbTree) {
-        collide_into(
-            environment,
-            &Isometry::identity(),
-            object,
-            &self.pose,
-            &QueryOptions::default(),
-            &mut self.report,
-        );
+        { let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &self.pose); collide_with(environment, object, &rot_ab, &pos_ab, &QueryOptions::default(), With::default(), &mut self.report) };
     }
 }
 

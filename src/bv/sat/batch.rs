@@ -47,7 +47,7 @@ pub fn separated_batch(
     b: &[&[f32; 15]; BATCH],
 ) -> u8 {
     match wide.0 {
-        #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+        #[cfg(simd_x86)]
         // SAFETY: a `Wide` says AVX2 only where the CPU has it (`Wide::detect`).
         WideKind::Avx2 | WideKind::Avx2Inline => unsafe { batch_avx2(q, a, b) },
         WideKind::Halves => {
@@ -62,14 +62,14 @@ pub fn separated_batch(
 
 /// [`batch`] compiled for AVX2, the boxes' floats turned into rows by two 8×8 transposes per
 /// model (floats 0–7 and 7–14 of each box: two loads inside its 15 floats).
-#[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+#[cfg(simd_x86)]
 #[target_feature(enable = "avx2")]
 fn batch_avx2(q: &BatchQuery, a: &[&[f32; 15]; BATCH], b: &[&[f32; 15]; BATCH]) -> u8 {
     batch::<Avx>(q, rows_avx(a), rows_avx(b))
 }
 
 /// Row `f` of the result holds float `f` of the eight boxes, lane `k` box `k`.
-#[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+#[cfg(simd_x86)]
 #[target_feature(enable = "avx2")]
 #[inline]
 fn rows_avx(boxes: &[&[f32; 15]; BATCH]) -> [Avx; 15] {
@@ -84,7 +84,7 @@ fn rows_avx(boxes: &[&[f32; 15]; BATCH]) -> [Avx; 15] {
 }
 
 /// The transpose of the 8×8 matrix whose rows are `r`.
-#[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+#[cfg(simd_x86)]
 #[target_feature(enable = "avx2")]
 #[inline]
 fn transpose8(r: [__m256; BATCH]) -> [__m256; BATCH] {
@@ -284,17 +284,17 @@ impl Lanes for Array {
     }
 }
 
-#[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+#[cfg(simd_x86)]
 use std::arch::x86_64::*;
 
 /// One AVX register; made only inside [`batch_avx2`].
-#[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+#[cfg(simd_x86)]
 #[derive(Clone, Copy)]
 struct Avx(__m256);
 
 // SAFETY (every `unsafe` block of this impl): `Avx` values exist only inside `batch_avx2`,
 // which runs only where AVX2 was detected.
-#[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+#[cfg(simd_x86)]
 impl Lanes for Avx {
     type Mask = __m256;
     #[inline(always)]

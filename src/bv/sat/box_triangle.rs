@@ -132,17 +132,17 @@ pub fn separated_pair(
     slack: Slack,
 ) -> [bool; 2] {
     match wide.0 {
-        #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+        #[cfg(simd_x86)]
         // SAFETY: a `Wide` says AVX2 only where the CPU has it (`Wide::detect`).
         lanes::WideKind::Avx2 => unsafe { separated_avx2(p, t, slack) },
-        #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+        #[cfg(simd_x86)]
         lanes::WideKind::Avx2Inline => separated_x8::<lanes::Avx8>(p, t, slack),
         _ => separated_x8::<lanes::Halves>(p, t, slack),
     }
 }
 
 /// [`separated_x8`] compiled for AVX2 (see [`super::separated_f32_pair`]).
-#[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+#[cfg(simd_x86)]
 #[target_feature(enable = "avx2")]
 #[inline]
 fn separated_avx2(p: [BoxLanes<'_>; 2], t: &LaneTriangle, slack: Slack) -> [bool; 2] {

@@ -6,12 +6,12 @@
 //! plain arrays. Both compute every lane with the same IEEE single-precision operations in the
 //! same order, so they give bit-identical results.
 
-#[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+#[cfg(simd_x86)]
 use std::arch::x86_64::*;
 
-#[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+#[cfg(simd_x86)]
 type Inner = __m128;
-#[cfg(not(all(target_arch = "x86_64", not(feature = "portable-sat"))))]
+#[cfg(not(simd_x86))]
 type Inner = [f32; 4];
 
 /// Four `f32` lanes.
@@ -23,13 +23,13 @@ pub(crate) struct F32x4(Inner);
 pub(crate) struct Mask4(Inner);
 
 /// Which implementation is compiled: `"sse"` or `"portable"`.
-pub const LANES: &str = if cfg!(all(target_arch = "x86_64", not(feature = "portable-sat"))) {
+pub const LANES: &str = if cfg!(simd_x86) {
     "sse"
 } else {
     "portable"
 };
 
-#[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+#[cfg(simd_x86)]
 impl F32x4 {
     /// The first four floats of `s` (which must hold at least four).
     #[inline(always)]
@@ -152,7 +152,7 @@ impl F32x4 {
     }
 }
 
-#[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+#[cfg(simd_x86)]
 impl Mask4 {
     /// Lane-wise or.
     #[inline(always)]
@@ -168,7 +168,7 @@ impl Mask4 {
     }
 }
 
-#[cfg(not(all(target_arch = "x86_64", not(feature = "portable-sat"))))]
+#[cfg(not(simd_x86))]
 impl F32x4 {
     /// The first four floats of `s` (which must hold at least four).
     #[inline(always)]
@@ -262,7 +262,7 @@ impl F32x4 {
     }
 }
 
-#[cfg(not(all(target_arch = "x86_64", not(feature = "portable-sat"))))]
+#[cfg(not(simd_x86))]
 impl Mask4 {
     /// Lane-wise or.
     #[inline(always)]
@@ -297,12 +297,12 @@ pub(crate) enum WideKind {
     Halves,
     /// One 256-bit AVX register (x86-64 with AVX2 detected at run time), for any caller: the
     /// tests run in a function compiled for AVX2 (one call).
-    #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+    #[cfg(simd_x86)]
     Avx2,
     /// The same, for callers that are themselves compiled for AVX2 (the traversal's
     /// walk): the operations are inlined into the caller. Crate-private: elsewhere each
     /// operation would become a call.
-    #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+    #[cfg(simd_x86)]
     Avx2Inline,
 }
 
@@ -313,7 +313,7 @@ impl Wide {
     /// AVX2 if this CPU has it (x86-64 without the `portable-sat` feature), else
     /// [`Wide::HALVES`]. The detection is cached by the standard library.
     pub fn detect() -> Wide {
-        #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+        #[cfg(simd_x86)]
         if std::arch::is_x86_feature_detected!("avx2") {
             return Wide(WideKind::Avx2);
         }
@@ -326,7 +326,7 @@ impl Wide {
     /// results). [`Wide::HALVES`] stays as it is.
     pub fn inlined(self) -> Wide {
         match self.0 {
-            #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+            #[cfg(simd_x86)]
             WideKind::Avx2 => Wide(WideKind::Avx2Inline),
             _ => self,
         }
@@ -336,7 +336,7 @@ impl Wide {
     pub fn name(self) -> &'static str {
         match self.0 {
             WideKind::Halves => "halves",
-            #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+            #[cfg(simd_x86)]
             WideKind::Avx2 | WideKind::Avx2Inline => "avx2",
         }
     }
@@ -526,14 +526,14 @@ impl X8 for One {
 
 /// One AVX register. Its operations are only ever executed where AVX2 was detected (a
 /// [`Wide`] that says so); they are inlined into the traversal compiled for AVX2.
-#[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+#[cfg(simd_x86)]
 #[derive(Clone, Copy)]
 pub(crate) struct Avx8(__m256);
 
 // SAFETY (every `unsafe` block of this impl): the AVX intrinsics run only on CPUs where AVX2
 // was detected: `Avx8` values are made only on the `WideKind::Avx2` path, which only a
 // detected `Wide` selects. Loads read four floats inside each slice (asserted).
-#[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+#[cfg(simd_x86)]
 impl X8 for Avx8 {
     type M = __m256;
     #[inline(always)]

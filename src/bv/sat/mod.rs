@@ -154,10 +154,10 @@ pub fn separated_f32_pair(
     lite: bool,
 ) -> [bool; 2] {
     match wide.0 {
-        #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+        #[cfg(simd_x86)]
         // SAFETY: a `Wide` says AVX2 only where the CPU has it (`Wide::detect`).
         lanes::WideKind::Avx2 => unsafe { separated_avx2(p, eps, slack, lite) },
-        #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+        #[cfg(simd_x86)]
         lanes::WideKind::Avx2Inline => separated_x8::<lanes::Avx8>(p, eps, slack, lite).0,
         _ => separated_x8::<lanes::Halves>(p, eps, slack, lite).0,
     }
@@ -177,10 +177,10 @@ pub fn separated_f32_pair_depth(
     lite: bool,
 ) -> ([bool; 2], [f32; 2]) {
     match wide.0 {
-        #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+        #[cfg(simd_x86)]
         // SAFETY: a `Wide` says AVX2 only where the CPU has it (`Wide::detect`).
         lanes::WideKind::Avx2 => unsafe { separated_depth_avx2(p, eps, slack, lite) },
-        #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+        #[cfg(simd_x86)]
         lanes::WideKind::Avx2Inline => separated_x8::<lanes::Avx8>(p, eps, slack, lite),
         _ => separated_x8::<lanes::Halves>(p, eps, slack, lite),
     }
@@ -189,7 +189,7 @@ pub fn separated_f32_pair_depth(
 /// [`separated_x8`] compiled for AVX2: inlined into callers compiled for AVX2 (the
 /// traversal's walk), one call from any other caller (without it, each AVX operation
 /// would be a call).
-#[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+#[cfg(simd_x86)]
 #[target_feature(enable = "avx2")]
 #[inline]
 fn separated_avx2(p: [SatPair<'_>; 2], eps: f32, slack: Slack, lite: bool) -> [bool; 2] {
@@ -197,7 +197,7 @@ fn separated_avx2(p: [SatPair<'_>; 2], eps: f32, slack: Slack, lite: bool) -> [b
 }
 
 /// [`separated_f32_pair_depth`] compiled for AVX2 (see [`separated_avx2`]).
-#[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+#[cfg(simd_x86)]
 #[target_feature(enable = "avx2")]
 #[inline]
 fn separated_depth_avx2(
@@ -210,7 +210,7 @@ fn separated_depth_avx2(
 }
 
 /// [`rotate_x8`] compiled for AVX2 (see [`separated_avx2`]).
-#[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+#[cfg(simd_x86)]
 #[target_feature(enable = "avx2")]
 #[inline]
 fn rotate_avx2(m: &[[f32; 4]; 3], cols: [&[[f32; 3]; 3]; 2]) -> [RotatedAxes; 2] {
@@ -352,10 +352,10 @@ pub fn rotate_axes_pair(
     cols: [&[[f32; 3]; 3]; 2],
 ) -> [RotatedAxes; 2] {
     match wide.0 {
-        #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+        #[cfg(simd_x86)]
         // SAFETY: a `Wide` says AVX2 only where the CPU has it (`Wide::detect`).
         lanes::WideKind::Avx2 => unsafe { rotate_avx2(m, cols) },
-        #[cfg(all(target_arch = "x86_64", not(feature = "portable-sat")))]
+        #[cfg(simd_x86)]
         lanes::WideKind::Avx2Inline => rotate_x8::<lanes::Avx8>(m, cols),
         _ => rotate_x8::<lanes::Halves>(m, cols),
     }
