@@ -187,8 +187,7 @@ fn convex_hull_2d(points: &mut Vec<[Real; 2]>, hull: &mut Vec<[Real; 2]>) {
         drop_interior(points);
     }
     // Lexicographic on the values (the coordinates are finite), by one integer key per point:
-    // branch-free comparisons (with float comparisons the sort took about a quarter of the
-    // search).
+    // branch-free comparisons (docs/decisions.md, "Least-volume search").
     points.sort_unstable_by_key(|p| point_key(*p));
     for &p in points.iter() {
         push_left_turn(hull, p, 2);
