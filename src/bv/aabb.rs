@@ -134,8 +134,8 @@ impl BoundingVolume for Aabb {
 
     #[inline(always)]
     fn size(&self) -> f32 {
-        // Surface area (up to a factor 4): meaningful for flat boxes too, and it gave 2–3% fewer
-        // box tests than RAPID's largest extent on teapot and bunny pose sets.
+        // Surface area (up to a factor 4): meaningful for flat boxes too, and fewer box tests
+        // than RAPID's largest extent (docs/decisions.md, "Descend rule").
         self.half[0] * self.half[1] + self.half[1] * self.half[2] + self.half[2] * self.half[0]
     }
 

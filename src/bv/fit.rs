@@ -220,16 +220,12 @@ pub fn covariance_of_points(points: &[Point]) -> Matrix3 {
 /// non-finite one it is the identity.
 ///
 /// Where the eigenvalues are well separated (both gaps above 1e-2 of their largest magnitude)
-/// they come in closed form (`separated_eigenvectors`), some 3× faster than an iterative solver;
+/// they come in closed form (`separated_eigenvectors`), faster than an iterative solver;
 /// otherwise nalgebra's `SymmetricEigen` (Householder tridiagonalisation and implicit QR).
 /// Both agree to ~1e-12 where the closed form is taken (tested), so the choice hardly moves a
-/// box (box tests within 0.3% on the benchmark cases, where ties decide): the
-/// near-equal eigenvalues whose eigenvectors rounding alone decides (a sphere's root, the torus
-/// landscape's in-plane axes) always get the iterative solver.
-///
-/// (Eberly's non-iterative solver in single precision, `glam_matrix_extras`, was measured in its
-/// place everywhere: 4% less build work on two bunnies, but 5% more box tests on the torus scene's
-/// path, whose landscape has nearly equal in-plane eigenvalues.)
+/// box: the near-equal eigenvalues whose eigenvectors rounding alone decides (a sphere's root,
+/// the torus landscape's in-plane axes) always get the iterative solver (docs/decisions.md,
+/// "Fit").
 pub fn principal_axes(cov: &Matrix3) -> [Vector; 3] {
     if !cov.iter().all(|x| x.is_finite()) {
         return [Vector::x(), Vector::y(), Vector::z()];

@@ -12,14 +12,9 @@
 //! storage reused from call to call. Four points, the most common group, need neither: their
 //! hull is their tetrahedron, or it is flat.
 //!
-//! (They replace the `quickhull` crate, single precision, behind an Akl–Toussaint interior
-//! filter: on the large groups of the pipes scene its hulls were not convex hulls of the points
-//! — a volume 5% above the exact hull's, which holds every point, and a covariance 7% off — and
-//! a sixth of the build went to it. The same filter ahead of [`QuickHull`], exact, was measured
-//! and not kept: the hull of the extremes along the axes and the cube's diagonals for groups of
-//! more than 64 points made one-thread builds 2–5% longer, that of the axes' extremes above 256
-//! points 2–9%. Quickhull's first tetrahedron, spanned by extreme points, already drops most
-//! interior points after four plane tests each.)
+//! (They replace the `quickhull` crate, single precision, whose hulls of large groups were not
+//! the convex hulls of the points; an interior filter ahead of [`QuickHull`] did not pay:
+//! docs/decisions.md, "Hull".)
 //!
 //! Degenerate input is valid (§7.1): repeated points, coplanar faces (the grids of the paper's
 //! scenes are full of them) and flat or collinear groups, for which the hull has no volume and
@@ -49,9 +44,7 @@ pub(super) struct SmallHull {
     faces: [[u8; 3]; MAX_FACES],
     /// The faces' planes, prepared for the orientation filter (`side(x)` is positive when `x`
     /// is outside), component by component so that a point is tested against all faces in
-    /// vector lanes; the first `len` are the faces'. (Against one plane after another, each
-    /// deciding before the next: one-thread builds took 1.3–2.3% longer, the medians of the
-    /// ratios of 7 interleaved rounds on the bunny, the pipes and the torpedo; the same trees.)
+    /// vector lanes; the first `len` are the faces' (docs/decisions.md, "Hull").
     planes: PlaneLanes<MAX_FACES>,
     len: usize,
 }
@@ -367,8 +360,7 @@ impl QuickHull {
 
     /// Appends the hull's vertices (after [`QuickHull::build`] of `n` points), as indices into
     /// the points, in increasing order, each once: marked in a bitset from the faces and read
-    /// back in order (instead of sorting the faces' corners: one-thread builds 0.97–0.99× the
-    /// time, medians of 7 interleaved rounds on the bunny, torus scene and pipes pairs).
+    /// back in order (faster than sorting the faces' corners: docs/decisions.md, "Hull").
     pub(super) fn vertices(&mut self, n: usize, out: &mut Vec<u32>) {
         self.used.clear();
         self.used.resize(n.div_ceil(64), 0);
@@ -397,11 +389,10 @@ impl QuickHull {
     /// of the new faces: the segment from it to the removed face's interior, inside the new
     /// hull, leaves the hull through a face above that face's plane, which no kept face
     /// reaches.) The face is the first the orientation filter proves the point outside of, else
-    /// the first the exact predicate does among those the filter left undecided: on the pipes
-    /// pair, 70% of the exact decisions a single pass would make are spared so. The filter
-    /// alone is not enough: a point within rounding of a new face's plane can still be far
-    /// outside the hull, beyond a kept face across that face's edge (a CI case: 1.8% of the
-    /// points' extent cubed outside).
+    /// the first the exact predicate does among those the filter left undecided, which spares
+    /// most exact decisions. The filter alone is not enough: a point within rounding of a new
+    /// face's plane can still be far outside the hull, beyond a kept face across that face's
+    /// edge (a CI case, kept as a test below).
     fn assign(&mut self, points: &[Point], first: usize) {
         for k in 0..self.orphans.len() {
             let p = self.orphans[k];
@@ -524,9 +515,7 @@ pub(super) fn hull_covariance(
     }
     if points.len() <= SMALL {
         // (Four points take the closed form above.) Built in place, in storage reused from call
-        // to call: a `SmallHull` returned by value was copied whole (some 4.5 KB with its
-        // planes), 4–5% of the samples of a microbenchmark of the fits of groups of two to
-        // eight triangles, whose fits now take about 1% less time.
+        // to call: a `SmallHull` returned by value is a copy of some 4.5 KB.
         thread_local! {
             static SMALL_HULL: std::cell::RefCell<SmallHull> =
                 std::cell::RefCell::new(SmallHull::empty());

@@ -18,10 +18,7 @@
 //! from more than one starting orientation (the fit: the §4 box, and for large groups also the
 //! frame's axes).
 //!
-//! Measured with the builder's six-direction split, all-contacts box tests against the best of
-//! the three unturned candidates by surface (`ObbFit::Smallest`): teapot random poses 3.05 M →
-//! 2.78 M, bunny random poses 11.9 M → 9.74 M, torus path 0.79 M → 0.69 M, pipes path 4.06 M
-//! → 3.04 M, torpedo path 7.40 M → 3.04 M; the build takes about 1.4× as long.
+//! It trades build time for fewer box tests than the unturned boxes (docs/decisions.md, "Fit").
 
 use crate::math::{Point, Real, Vector};
 
@@ -34,46 +31,27 @@ pub(super) struct Scratch {
     hull: Vec<[Real; 2]>,
 }
 
-/// Rotations about one axis at most this many times: two rounds over the three axes. (Measured
-/// on the benchmark cases, all contacts: 3 give 2–10% more box tests on six of the seven, 8%
-/// fewer on the pipes path; 12, on a prototype of this search, the same to ±7% case by case at
-/// about 1.2× the time.)
+/// Rotations about one axis at most this many times: two rounds over the three axes (other
+/// limits: docs/decisions.md, "Least-volume search").
 const MAX_STEPS: usize = 6;
 
 /// Up to this many points (hull vertices) the search rotates first about the axis along which
 /// the points are thinnest, then on in cyclic order; more points start with the first axis.
 /// The groups near the leaves are nearly flat (two or three triangles: the thin axis is near
 /// their normal), so the turn in their plane, where the volume is to be gained, comes first,
-/// and the search can end after three rotations instead of running to [`MAX_STEPS`]. Measured
-/// against starting with the first axis everywhere, box tests all contacts (first contact):
-/// teapot random poses −0.8% (+0.1%), bunny random −2.1% (−0.4%), bunny path −2.2% (−1.1%),
-/// teapot path −0.8% (−0.5%), torus path +2.3% (−46%), pipes and torpedo paths within 0.4%;
-/// rotations per search 5.65 → 4.68 on the bunny pair, one-thread builds 1–4% shorter.
-/// Thinnest first for all groups gave 3–6% fewer box tests on six cases but 15% more on the
-/// torus path (whose resting pose, 1,141 of its 1,298 poses, makes it one configuration's
-/// count); up to 64 or 128 points, within ±4% of this everywhere; up to 12, within 1.6% but
-/// for the torus path's first contact, back at the first-axis order's 185 k box tests (+87%: a
-/// knife edge, one configuration again).
+/// and the search can end after three rotations instead of running to [`MAX_STEPS`]
+/// (docs/decisions.md, "Least-volume search").
 const THIN_FIRST: usize = 32;
 
 /// Up to this many points (a group of two triangles that share an edge: a flat quad or a
 /// tetrahedron) the search makes one rotation only, about the thinnest axis ([`THIN_FIRST`]).
-/// The rotations after it would only confirm it: on the benchmark cases the box tests of the
-/// torus, pipes and torpedo paths stayed the same, the others moved by under 0.05% (teapot
-/// random poses +176 of 2.40 M, bunny random +0.04%, the 2,000 jittered torus poses +0.2%).
-/// A two-triangle group of the bunny is fitted in 0.80 µs instead of 1.34 µs; one-thread
-/// builds 1–6% shorter (the fastest of each of three interleaved runs). With 5 points the torus
-/// path takes 3% more box tests (7.6% more in first contact). Groups of 5–8 points limited to
-/// three rotations (instead of up to [`MAX_STEPS`]): the torus path +3.1% (+7.5%), the jittered
-/// torus poses +1.7% (+1.7%), the other cases within 0.1% (two rotations: the same on the torus,
-/// bunny +0.2%; one: the torpedo path +3.5% too); their build time gain was lost in the
-/// machine's noise.
+/// The rotations after it would only confirm it, and the fit is faster (docs/decisions.md,
+/// "Least-volume search").
 const ONE_TURN: usize = 4;
 
 /// A rotation is taken only when it reduces the volume by more than this fraction: rounding
 /// cannot make the search cycle, ties keep the starting axes, and the slow zigzag of rotations
 /// about alternating axes near an optimum (each gaining less than the last) is cut short.
-/// (Measured: with 1e-9 most searches ran to [`MAX_STEPS`], for no fewer box tests.)
 const GAIN: Real = 1e-3;
 
 /// Axes (rows of a rotation, right-handed, unit) near `start` whose box around `points` has a
@@ -209,8 +187,7 @@ fn convex_hull_2d(points: &mut Vec<[Real; 2]>, hull: &mut Vec<[Real; 2]>) {
         drop_interior(points);
     }
     // Lexicographic on the values (the coordinates are finite), by one integer key per point:
-    // branch-free comparisons (with float comparisons the sort took about a quarter of the
-    // search).
+    // branch-free comparisons (docs/decisions.md, "Least-volume search").
     points.sort_unstable_by_key(|p| point_key(*p));
     for &p in points.iter() {
         push_left_turn(hull, p, 2);
@@ -228,11 +205,9 @@ fn convex_hull_2d(points: &mut Vec<[Real; 2]>, hull: &mut Vec<[Real; 2]>) {
 /// ([`pairs_rectangle`]): at most 28 directions, each measured over at most eight points in
 /// loops without a branch, against a planar hull's sort or outline walk and a scan of its
 /// edges. The least rectangle is among them: the least one has a side along an edge of the
-/// points' planar hull (Freeman & Shapira 1975), and that edge joins two of the points. The
-/// searches of the bunny's groups of five to eight hull vertices took about 0.7× the time
-/// (0.90–1.02 µs against 1.33–1.46 µs with the planar hull, sorted or from the 3D hull's
-/// faces); from nine points on the pairs' cubic count costs more than the hull (9–10 points
-/// the same time, 11–12 points 1.2×).
+/// points' planar hull (Freeman & Shapira 1975), and that edge joins two of the points. Faster
+/// than a planar hull up to eight points; from nine on the pairs' cubic count costs more
+/// (docs/decisions.md, "Least-volume search").
 pub(super) const PAIRS: usize = 8;
 
 /// The most pairs of [`PAIRS`] points.
@@ -298,15 +273,9 @@ fn pairs_rectangle(points: &[[Real; 2]], pad: Real) -> Option<([Real; 2], Real)>
 
 /// Up to this many points [`least_volume_axes`] takes its planar hulls from the 3D hull's faces
 /// when it has them ([`silhouette`]): the small hull's limit ([`super::hull::SMALL`]), for only
-/// those hulls come with faces. The bunny's searches with 9–16 hull vertices took 0.83× the
-/// time of sorting (2.34 µs against 2.81 µs), those with 17–32 vertices 0.86× (about 5.0 µs
-/// against 5.84 µs; half of these are in groups of more than 32 points, which sort either
-/// way); with 5–8 vertices the same time (1.36 µs), where [`PAIRS`] is faster still. The hulls are the same but for
-/// rounding's slivers: of 400,000 rotations of the bunny's build, 0.04% differed, each by a
-/// second copy of a vertex, 1e-17 away, that the sorted chain kept. Rotations that fell back
-/// to the sort (faces nearly parallel to the axis that rounding leaves out of one disc): the
-/// pipes 1.2%, the torpedo 0.4%, the landscape 0.08%, the bunny 2 of 99,730, the wrinkled
-/// torus none.
+/// those hulls come with faces. Faster than sorting from nine points up (docs/decisions.md,
+/// "Least-volume search"); the hulls are the sorted chain's but for rounding's slivers, and a
+/// rotation whose faces do not make one closed outline falls back to the sort.
 pub(super) const SILHOUETTE: usize = super::hull::SMALL;
 
 /// The most faces [`silhouette`] takes (the small hull's most: a closed triangulated surface
@@ -495,13 +464,8 @@ fn drop_interior(points: &mut Vec<[Real; 2]>) {
 /// Polygons of up to this many vertices have their rectangles measured by scanning every vertex
 /// for each edge ([`scanned_rectangle`]); larger ones by the calipers' walks
 /// ([`walked_rectangle`]). The two find the same rectangles up to rounding (the walks stop at
-/// the extremes a scan finds on a convex polygon): on the 130,782 searches of the bunny pair's
-/// build with up to 48 points, the same axes and volumes bit for bit; on the teapot and the
-/// torpedo a few edges whose rectangles are equal to rounding went the other way (box tests,
-/// all contacts: teapot random poses −12 of 2.78 M, torpedo path +80 of 3.04 M). The scan's
-/// extremes are branch-free where the walks take a data-dependent branch per step: searches
-/// of 4–20 points took 19–35% less time, one-thread builds about 10% less (8 and 12 vertices
-/// gave the same below 9 points and less above; 24 and 64 no more than 16).
+/// the extremes a scan finds on a convex polygon). The scan's extremes are branch-free where
+/// the walks take a data-dependent branch per step (docs/decisions.md, "Least-volume search").
 const SCANNED: usize = 16;
 
 /// The rectangle of least padded area `(width + pad)(height + pad)` around the convex polygon

@@ -68,9 +68,7 @@ impl Obb {
             center,
             // One 16-byte vector, so one store: the paired test reads both boxes' half extents
             // right after they are placed, and a load is forwarded from a store only when that
-            // one store covers it. Made of three scalar stores, the read waited on the cache
-            // (5% of the traversal's samples on the torus path; now about 3%, where the compiler
-            // widens the read of the first box's into the second box's first field).
+            // one store covers it (see docs/decisions.md, "Separating axis test").
             half: F32x4::load3(&b.floats()[9..]).to_array(),
         }
     }
@@ -78,7 +76,7 @@ impl Obb {
     /// The slack of every test of this query ([`SLACK`] and the margin), computed by the test
     /// in its lanes. Its sums are a tree rather than a chain: the slack feeds every inequality
     /// of the test, so its latency after the centres are known is on the path to the test's
-    /// branches (torus path about 3% less time; the same box tests on every benchmark case).
+    /// branches (docs/decisions.md, "Separating axis test").
     #[inline(always)]
     fn slack(q: &ObbQuery) -> sat::Slack {
         sat::Slack {
@@ -197,29 +195,16 @@ fn of_triangles(
 }
 
 /// Groups of up to this many points turn the §4 box alone in the least-volume fit; larger ones
-/// also turn the frame's own axes and keep the lesser box. Measured against turning all three
-/// candidates of [`ObbFit::Smallest`] above 32 points (box tests all contacts, first contact):
-/// teapot random poses −1.6% (−0.7%), bunny random +0.1% (−0.2%), torus path −0.4% (−2.3%),
-/// pipes path −12.7% (−10.1%), torpedo path −1.8% (−1.0%), teapot path −1.8% (+0.1%), bunny
-/// path +0.4% (−2.5%); van den Bergen's random placements torus +0.05%, f-16 −4.1%, teapot
-/// −1.3%; the point-proximity experiment's single configuration +12.5% (765 → 861 box tests at
-/// small ε); one-thread builds 10–14% shorter. Dropping the triangles' start alone (the frame's
-/// kept above 32 points) gave −10% to +2.5%; a threshold of 64, −12% to +1.2% (torpedo first
-/// contact +3.9%); of 256, the torpedo path +29% (its groups of a few hundred points need the
-/// frame's axes); the §4 box alone everywhere, the torpedo path +83%.
+/// also turn the frame's own axes and keep the lesser box: fewer box tests than turning all
+/// three [`ObbFit::Smallest`] candidates, for shorter builds (docs/decisions.md, "Fit").
 const ONE_START: usize = 128;
 
 /// Groups of up to this many points (a few triangles: two that share no corner have six)
 /// start the least-volume search from the principal axes of their triangles' covariance (§4's
 /// closed form, as RAPID's fit) instead of their hull's, and search over all their points: no
 /// hull is built. A group this small is a patch of surface whose hull is a thin slab over it,
-/// and the search ends at the same boxes from either start: box tests all contacts (first
-/// contact) within 0.35% (2%) on the teapot and bunny random poses and the three scene paths,
-/// and within 0.4% on 2,000 poses jittered about each path, the torpedo path +0.2% (+0.2%).
-/// One-thread builds 0.97× the time (bunny pair 575 → 561 ms, torus scene pair 423 → 411 ms,
-/// pipes pair 1,384 → 1,341 ms, medians of 5 rounds interleaved with RAPID's driver). Up to
-/// eight points: 0.955× the time, but the torpedo path +6.2% (+6.3%); up to eight points where
-/// they are at most the triangles plus three (connected patches only), the same +6.2%. The
+/// and the search ends at the same boxes from either start, in less build time; eight points
+/// cost the torpedo path box tests (docs/decisions.md, "Fit"). The
 /// count is the group's own points: a large group fitted from its children's hull vertices
 /// ([`Obb::fit_group`]'s candidates) builds its hull however few they are.
 const TRIANGLES_START: usize = 7;
@@ -412,28 +397,8 @@ struct FitScratch {
 ///   no rectangle around a triangle has less: it is what the least-volume turn's one rotation
 ///   about the normal ([`least_volume_axes`]) looks for. For an obtuse triangle it is the only
 ///   such rectangle; for a right or acute one, the rectangles on the other edges whose angles
-///   are at most 90° have the same area, and the longest edge is the choice measured best.
-///
-/// Measured (OBB box tests / triangle tests, all contacts, against the §4 box the leaves had
-/// whatever the fit): teapot random poses −3.1% / −21%, bunny random −1.0% / −16%, teapot path
-/// −3.1% / −20%, bunny path −1.0% / −16%, torus path −2.7% / −18% (first contact −6.0% /
-/// −49%), pipes path +1.7% / +22%, torpedo path +1.9% / +40%; on the 2,000 poses jittered
-/// about each scene path: torus −2.8% / −19%, pipes −3.2% / −13%, torpedo −4.5% / −16%. The
-/// same contacts everywhere. The boxes along the longest edge of acute triangles give most of
-/// the gain, and also the pipes path's loss; those of right triangles (the halves of a grid's
-/// quads: the torpedo's and its cradle's) the torpedo path's loss and 4% of the jittered
-/// torpedo's gain. Tried and not kept: the rectangle of least perimeter (the shortest edge of
-/// an acute triangle: more box tests than §4's box on eight of the ten pose sets); least area with ties
-/// broken by perimeter (pipes path −5%, torpedo path −5%, the others within 0.6%, jittered
-/// torpedo +3%);
-/// the legs of right triangles (within 1e-3 of 90°) and the longest edge otherwise (torpedo
-/// path −4.8% / −75%, but the jittered torpedo +2.3% / +8% and the pipes path +2.9% / +22%);
-/// the longest edge for obtuse triangles only (half the teapot's gain, none of the torus's);
-/// the middle edge of right and acute triangles (the longer leg of a right one), the longest
-/// of obtuse ones (pipes path −6.1% / −48%, first contact −20% / −91%, torpedo path −4.9% /
-/// −80%, but the teapot's and bunny's gain gone, bunny triangle tests +14%, jittered torpedo
-/// +2.6% / +4.4%, jittered pipes −0.7% / +0.3%; perhaps because the paths' resting contacts
-/// run along the grids of their quads, which the jittered poses turn away from: not tested).
+///   are at most 90° have the same area, and the longest edge is the choice measured best
+///   (the variants tried and their figures: docs/decisions.md, "Fit").
 fn triangle_axes(t: &[Point; 3], least_area: bool) -> Option<[Vector; 3]> {
     // At unit scale (exact), so that the normal's norm neither overflows nor underflows.
     let k = unit_scale(t.iter().copied());
@@ -780,21 +745,15 @@ impl BoundingVolume for Obb {
 
     #[inline(always)]
     fn size(&self) -> f32 {
-        // Surface area (up to a factor 4): meaningful for flat boxes too, and it gave 2–3% fewer
-        // box tests than RAPID's largest extent on teapot and bunny pose sets. Re-measured on
-        // the binned split's trees (all contacts): the largest extent tests 7% more boxes on
-        // the teapot's random poses, 44% on the pipes path and 70% on the torpedo path. Sizes
-        // that favour long boxes (the area times the half diagonal, the sum of the half
-        // extents or the root of the largest) test 32–36% fewer on the torpedo path but 8–14%
-        // more on the pipes path, and on 2,000 poses jittered about those paths (more varied
-        // contacts than the torpedo's slide along its rollers) 6–16% more on both.
+        // Surface area (up to a factor 4): meaningful for flat boxes too, and fewer box tests
+        // than RAPID's largest extent or sizes that favour long boxes (docs/decisions.md,
+        // "Descend rule").
         self.half[0] * self.half[1] + self.half[1] * self.half[2] + self.half[2] * self.half[0]
     }
 
     #[inline(always)]
     fn order_radius2(&self) -> Real {
-        // 0.3 of the squared half diagonal (measured on the binned split's trees; see the
-        // traversal's `sphere_power`).
+        // 0.3 of the squared half diagonal (docs/decisions.md, "First-contact order").
         let h = self.half.map(Real::from);
         0.3 * (h[0] * h[0] + h[1] * h[1] + h[2] * h[2])
     }

@@ -23,12 +23,8 @@ pub enum SplitRule {
     /// frame: the sum of both boxes' edge lengths. For a box that sum is twice its mean width,
     /// and the measure of planes meeting a convex body is proportional to its mean width
     /// (Crofton), so the score stands for how likely a box test against each child is to fail to
-    /// separate. Against §4's rule the volume's three axes cut the box tests of the benchmark
-    /// pose sets by 5–48% (torus scene 17%, pipes 17%, torpedo 48%, teapot 19–20%, bunny 5%) for
-    /// 1–6% more build time; the frame's axes (models are made in a frame of their own, where
-    /// pipes, grids and machined parts are axis-aligned) cut them by 4–14% more (torpedo 14%,
-    /// pipes 9%, bunny and teapot 5%, torus 4%) for up to 4% more build time. The contacts are
-    /// the same.
+    /// separate. The frame's axes help because models are made in a frame of their own, where
+    /// pipes, grids and machined parts are axis-aligned (figures: docs/decisions.md, "Split").
     MeanBestAxis,
     /// Binned cost: along whichever of the same six directions as the mean on the best axis, at
     /// whichever of the 15 planes between 16 equal bins minimises the children's mean width
@@ -46,15 +42,7 @@ pub enum SplitRule {
     /// the principal axes of the triangles' covariance, or the frame's axes where those give
     /// the smaller box.
     ///
-    /// Against [`SplitRule::MeanBestAxis`] (the mean's cuts scored by width alone), OBB box
-    /// tests in all-contacts mode (first contact): teapot random poses −13.5% (−5.2%), bunny
-    /// random −8.0% (−3.6%), teapot path −14.4% (+6.7%), bunny path −7.8% (−3.4%), pipes path
-    /// −31% (+27%), torpedo path −3.2% (−0.8%), torus path +3.8% (+37%: one resting
-    /// configuration, 1,141 of its 1,298 poses); on poses jittered about the three scene paths
-    /// (up to 4° and 3% of the moving model's size, many configurations) torus −7.5% (−18%),
-    /// pipes −1.5% (+7.2%), torpedo −19% (−29%). AABB and sphere trees: 13–15% fewer on the
-    /// teapot's random poses and the jittered torus. One-thread builds −2% to +6%. (First
-    /// contact measured with the order sphere of the time, half the squared half diagonal.)
+    /// Fewer box tests than [`SplitRule::MeanBestAxis`] on most cases (docs/decisions.md, "Split").
     #[default]
     Binned,
     /// At the mean of the triangles' centroids along the longest axis, else the next
@@ -247,18 +235,9 @@ pub(super) fn build<B: BoundingVolume>(
 /// hulls built from their children's hull vertices, which are the only points of a group that
 /// can be vertices of its hull (a vertex of the group's hull is a vertex of the hull of any
 /// subset that holds it). Their boxes are the ones their own points give, but for rounding
-/// (a test); their box extents are still taken over all their points.
-///
-/// Measured against fitting every group before its children (one-thread builds, 5 rounds
-/// interleaved with RAPID's driver, medians of the rounds' ratios): the default fit 0.96× the
-/// time on the bunny pair, 0.98× on the torus scene's and the pipes' pairs; the §4 hull fit
-/// 0.92×, 0.95× and 0.97×. The split directions of these groups change (the volume's axes are
-/// not known yet), and with them the trees' top levels; box tests, all contacts, default fit:
-/// teapot random poses −7.9%, bunny random −8.2%, pipes path −10.1%, torus path +0.8%, torpedo
-/// path the same; on 2,000 poses jittered about each scene path (up to 4° and 3% of the moving
-/// model's size) pipes −6.2%, torus +9.3% (its landscape's root split alone: +10.7%),
-/// torpedo the same. Contacts the same. At 1,024 triangles: torus path +5%, pipes −1.4%; at 256,
-/// the torpedo path +31%; at 16,384, bunny −7.8% and the torus jittered +9%.
+/// (a test); their box extents are still taken over all their points. Shorter builds; the
+/// split directions of these groups change, and with them the trees' top levels
+/// (docs/decisions.md, "Split").
 const BOTTOM_UP_MIN: usize = 4096;
 
 /// Whether this build fits its large groups bottom up ([`BOTTOM_UP_MIN`]): OBBs whose fit builds
@@ -674,13 +653,8 @@ fn partition_best_axis(
     Some(k)
 }
 
-/// Bins per cut direction of [`SplitRule::Binned`]. Measured against 8 and 32 (OBB box tests,
-/// all contacts / first contact): 32 bins test 0.6–0.9% fewer boxes in all-contacts mode on the
-/// teapot's and bunny's poses and 3.9% fewer on the torus path, but 15% / 186% more on the pipes
-/// path and 17% / 18% more on the torpedo path, and the torus path's first contact takes 85%
-/// more (on the 2,000 jittered poses: torus −0.2% / +15%, pipes −7% / −4%, torpedo −2% / +5%);
-/// 8 bins test 2–28% more boxes in all-contacts mode on every case but the torpedo path (−2%),
-/// and 8–10% more on the jittered poses.
+/// Bins per cut direction of [`SplitRule::Binned`]; 8 and 32 test more boxes
+/// (docs/decisions.md, "Split").
 pub const SPLIT_BINS: usize = 16;
 
 // `partition_binned` masks bin indices with `SPLIT_BINS − 1`.

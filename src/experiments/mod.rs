@@ -47,18 +47,8 @@ use std::path::{Path, PathBuf};
 /// `random-placements` and `separation-list`: the default fit, cut by
 /// [`SplitRule::MeanBestAxis`], the split their results under `assets/experiments` (and the
 /// README's figures from them) were measured with before [`SplitRule::Binned`] became the
-/// default, so that their trees stay those. The committed outputs were regenerated since with
-/// the smaller order sphere of OBBs' first-contact queries
-/// ([`crate::bv::BoundingVolume::order_radius2`]) and the least-volume fit's one turn for groups
-/// of up to four points: OBB box tests moved by at most 0.9% in `random-placements`, 2% in a
-/// run of `separation-list` and 0.1% in `parallel-proximity`; and again with the leaves'
-/// least-area boxes (`ObbFit::LeastVolume`): OBB box tests 0.3–0.4% fewer in
-/// `random-placements` (triangle tests 7–15% fewer), at most 0.3% fewer in
-/// `parallel-proximity` (triangle tests 4–5% fewer where there are many), under 0.1% in
-/// `separation-list`. (With the binned split
-/// the separation list at Li & Chen's own setting, sphere trees, does slightly more volume
-/// tests than top-down in the quick run, 689,683 against 689,070, where it did fewer: better
-/// trees leave the list less to save.)
+/// default, so that their trees stay those (the committed outputs were regenerated since
+/// with later changes to the fit and the order: docs/decisions.md, "Experiments").
 /// `paper-tables` replays the scenes as `obbtree bench` does, with the default trees.
 fn build_options() -> BuildOptions {
     BuildOptions {

@@ -28,7 +28,7 @@ use std::path::Path;
 /// before, and the one its reference contact sets were computed with): faces in file order,
 /// polygons fan-triangulated (`a b c`, `a c d`, …); each model's vertices are the ones its
 /// faces use, in order of first use, and the models are concatenated in file order. That order
-/// defines triangle indices everywhere (the README's `collide` section). Unlike tobj, a polyline `l` of three or more
+/// defines triangle indices everywhere (the README's command-line section). Unlike tobj, a polyline `l` of three or more
 /// points does not become a triangle. Coordinates are read in double precision.
 ///
 /// # Errors

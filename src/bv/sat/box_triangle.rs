@@ -120,10 +120,8 @@ pub struct BoxLanes<'a> {
 /// lanes. `slack` as for the box test ([`super::separated_f32`]); the triangle's own rounding
 /// is added to its absolute part. `t` must be [`LaneTriangle::usable`].
 ///
-/// All 13 axes are computed, with no branch after the face axes and the normal: with one
-/// there (taken when both tests are decided), the criterion bench's paired test took
-/// 1.01–1.07× the time, and the walks over the compared cases 1.00–1.03× (medians of eight
-/// alternating runs' ratios).
+/// All 13 axes are computed, with no branch after the face axes and the normal: one there was
+/// slower (docs/decisions.md, "Separating axis test").
 #[inline(always)]
 pub fn separated_pair(
     wide: lanes::Wide,

@@ -142,9 +142,7 @@ pub struct SatPair<'a> {
 ///
 /// Without `lite`, the nine edge–edge axes are computed whether or not a face axis has
 /// separated: the branch on "both tests decided by their face axes" was mispredicted often
-/// enough that the criterion bench's paired split took 1.25–1.37× the time with it (11.6–12.3
-/// against 8.8–9.8 ns per box test, five runs), while the walks over the compared cases took
-/// the same time without it (medians of eight alternating runs' ratios 0.91–1.02×).
+/// (docs/decisions.md, "Separating axis test").
 #[inline(always)]
 pub fn separated_f32_pair(
     wide: lanes::Wide,
@@ -274,16 +272,14 @@ fn separated_x8<W: X8>(
         ha.broadcast::<1>(),
         ha.broadcast::<2>(),
     );
-    // The slack ([`Slack`]), from values already in the lanes: summed as scalars per test and
-    // then moved into the lanes, it took 1–4% more time per query.
+    // The slack ([`Slack`]), from values already in the lanes (not summed as scalars and moved).
     let gap = dx.abs().add(dy.abs()).add(dz.abs());
     let sizes = ha0.add(ha1).add(ha2.add(hb[0].add(hb[1]).add(hb[2])));
     let sl = W::splat(slack.relative)
         .mul(gap.add(sizes))
         .add(W::splat(slack.absolute));
     // A's face axes. No early exit after them or after B's: whether both tests end there is
-    // hard to predict, and the axes cost less than the mispredictions (after A's: −8% on the
-    // teapot pose set, neutral on the scene paths).
+    // hard to predict, and the axes cost less than the mispredictions.
     let rhs = ha
         .add(sl)
         .add(hb[0].mul(ra[0]).add(hb[1].mul(ra[1])).add(hb[2].mul(ra[2])));
