@@ -166,7 +166,10 @@ fn main() {
             // One obbtree query, timed (µs).
             let timed_query = |pose_ab: &Isometry, report: &mut CollisionReport| {
                 let t = Instant::now();
-                { let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), pose_ab); collide_with(&a, &b, &rot_ab, &pos_ab, &options, With::default(), report) };
+                {
+                    let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), pose_ab);
+                    collide_with(&a, &b, &rot_ab, &pos_ab, &options, With::default(), report)
+                };
                 t.elapsed().as_secs_f64() * 1e6
             };
             for round in 0..rounds {

@@ -18,10 +18,11 @@
 //!   [`bv::Sphere`]; stored in single precision, rounded outward; the separating axis test (§5)
 //!   in [`bv::sat`].
 //! * [`bvh`]: flat-array hierarchies, top-down build (§4), refit (van den Bergen §4), validation.
-//! * [`query`]: an exact triangle–triangle test, the traversal and the counts of the paper's
-//!   cost equation (1), `T = N_v·C_v + N_p·C_p`.
-//! * [`query`] also holds the separation lists of Li & Chen (§4):
-//!   [`query::SeparationList`] and [`query::collide_incremental`].
+//! * [`query`]: one walk of the bounding-volume test tree driven by visitors
+//!   ([`query::traverse`]), interference detection ([`query::collide`], [`query::collide_with`]),
+//!   the separation lists of Li & Chen §4 ([`query::SeparationList`]), an exact
+//!   triangle–triangle test, and the counts of the paper's cost equation (1),
+//!   `T = N_v·C_v + N_p·C_p`.
 //! * [`pose`]: the pose files of the command line.
 //! * `experiments` (feature `paper`): the papers' experiments (`obbtree experiment`), with CSV,
 //!   plots and summaries.
@@ -79,5 +80,7 @@ pub mod prelude {
     pub use crate::bvh::{BuildOptions, Bvh, ObbTree, SplitRule};
     pub use crate::math::{Isometry, Matrix3, Point, Real, Vector};
     pub use crate::mesh::{MeshError, TriMesh, load_obj};
-    pub use crate::query::{CollisionReport, ContactMode, QueryOptions, collide, collide_with, With};
+    pub use crate::query::{
+        CollisionReport, ContactMode, QueryOptions, With, collide, collide_with,
+    };
 }

@@ -49,7 +49,10 @@ pub fn relative_pose(pose_a: &Isometry, pose_b: &Isometry) -> Isometry {
 /// `(rot_ab, pos_ab)` with `x_a = rot_ab · x_b + pos_ab`.
 pub fn relative_parts(pose_a: &Isometry, pose_b: &Isometry) -> (Matrix3, Vector) {
     let ab = relative_pose(pose_a, pose_b);
-    (ab.rotation.to_rotation_matrix().into_inner(), ab.translation.vector)
+    (
+        ab.rotation.to_rotation_matrix().into_inner(),
+        ab.translation.vector,
+    )
 }
 
 /// The smallest `f32` that is `>= x` (rounding toward +∞). Used to store bounding volumes

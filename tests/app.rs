@@ -15,12 +15,12 @@ use bevy::input::mouse::AccumulatedMouseScroll;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy::window::PrimaryWindow;
-use obbtree::math::relative_parts;
 use obbtree::app::*;
 use obbtree::bv::{Aabb, BvKind, Obb};
 use obbtree::bvh::{BuildOptions, Bvh, SplitRule};
+use obbtree::math::relative_parts;
 use obbtree::math::{Isometry, Point, UnitQuaternion, Vector};
-use obbtree::query::{CollisionReport, QueryOptions, brute_force_posed, collide_with, With};
+use obbtree::query::{CollisionReport, QueryOptions, With, brute_force_posed, collide_with};
 use obbtree::scenes::SceneId;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -372,7 +372,18 @@ fn the_separation_list_option_keeps_the_contacts_of_the_plain_query() {
 fn crossings(scene: &CollisionScene, tol: f64) -> (usize, Vec<String>) {
     let rel = scene.relative_pose();
     let mut report = CollisionReport::default();
-    { let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &rel); collide_with(scene.env.trees.obb(), scene.obj.trees.obb(), &rot_ab, &pos_ab, &QueryOptions::default(), With::default(), &mut report) };
+    {
+        let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &rel);
+        collide_with(
+            scene.env.trees.obb(),
+            scene.obj.trees.obb(),
+            &rot_ab,
+            &pos_ab,
+            &QueryOptions::default(),
+            With::default(),
+            &mut report,
+        )
+    };
     let mut found = Vec::new();
     for &(ia, ib) in &report.contacts {
         let ta = scene.env.mesh().triangle(ia as usize);

@@ -4,7 +4,7 @@
 mod common;
 use common::*;
 use obbtree::prelude::*;
-use obbtree::query::{brute_force, brute_force_posed, collide_with, With};
+use obbtree::query::{With, brute_force, brute_force_posed, collide_with};
 use proptest::prelude::*;
 
 fn trees(m: &TriMesh) -> (Bvh<Obb>, Bvh<Aabb>, Bvh<Sphere>) {
@@ -85,7 +85,15 @@ fn check_all(
     collide_with(&oa, &ob, rot, pos, &boxes, With::default(), &mut r);
     prop_assert_eq!(sorted(r.contacts.clone()), truth.clone(), "OBB, leaf boxes");
     // First contact agrees on whether there is one, and finds a real one.
-    collide_with(&oa, &ob, rot, pos, &QueryOptions::first_contact(), With::default(), &mut r);
+    collide_with(
+        &oa,
+        &ob,
+        rot,
+        pos,
+        &QueryOptions::first_contact(),
+        With::default(),
+        &mut r,
+    );
     prop_assert_eq!(r.colliding(), !truth.is_empty());
     prop_assert!(r.contacts.len() <= 1);
     if let Some(c) = r.contacts.first() {
@@ -315,7 +323,15 @@ fn traced_counts<B: BoundingVolume>(a: &Bvh<B>, b: &Bvh<B>, pose: &Isometry) {
     collide_with(a, b, &rot, &pos, &options, With::default(), &mut plain);
     let mut traced = CollisionReport::default();
     let mut pairs = Vec::new();
-    obbtree::query::collide_with(a, b, &rot, &pos, &options, With::trace(&mut pairs), &mut traced);
+    obbtree::query::collide_with(
+        a,
+        b,
+        &rot,
+        &pos,
+        &options,
+        With::trace(&mut pairs),
+        &mut traced,
+    );
     assert_eq!(traced, plain);
     // Every overlapping pair below the root is one passed volume test; a non-leaf pair opens
     // exactly two tests, a leaf pair one triangle test (the cost equation's counts).
@@ -346,7 +362,7 @@ proptest! {
 /// overlap (the bunny against a slightly moved copy of itself).
 #[test]
 fn parallel_query_equals_sequential() {
-    use obbtree::query::{collide_with, With};
+    use obbtree::query::{With, collide_with};
     let teapot = Bvh::<Obb>::build(load("teapot.obj"), &BuildOptions::default());
     let bunny = Bvh::<Obb>::build(load("stanford-bunny.obj"), &BuildOptions::default());
     let poses = obbtree::pose::read_poses(data("teapot_random.txt")).unwrap();
@@ -368,10 +384,26 @@ fn parallel_query_equals_sequential() {
             .unwrap();
         for (tree, rot, pos) in &cases {
             let mut seq = CollisionReport::default();
-            collide_with(tree, tree, rot, pos, &QueryOptions::default(), With::default(), &mut seq);
+            collide_with(
+                tree,
+                tree,
+                rot,
+                pos,
+                &QueryOptions::default(),
+                With::default(),
+                &mut seq,
+            );
             let mut par = CollisionReport::default();
             pool.install(|| {
-                collide_with(tree, tree, rot, pos, &QueryOptions::default(), With::parallel(), &mut par)
+                collide_with(
+                    tree,
+                    tree,
+                    rot,
+                    pos,
+                    &QueryOptions::default(),
+                    With::parallel(),
+                    &mut par,
+                )
             });
             assert_eq!(par, seq, "{threads} threads");
         }

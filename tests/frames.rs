@@ -8,7 +8,7 @@ mod common;
 use common::*;
 use obbtree::mesh::MAX_COORDINATE;
 use obbtree::prelude::*;
-use obbtree::query::{brute_force, collide_with, With};
+use obbtree::query::{With, brute_force, collide_with};
 use proptest::prelude::*;
 
 fn shifted(m: &TriMesh, by: Vector) -> TriMesh {

@@ -15,10 +15,10 @@
 mod common;
 
 use common::{edges_through, passes_through};
-use obbtree::math::relative_parts;
 use obbtree::bvh::{BuildOptions, ObbTree};
+use obbtree::math::relative_parts;
 use obbtree::math::{Isometry, Point};
-use obbtree::query::{CollisionReport, QueryOptions, collide_with, With};
+use obbtree::query::{CollisionReport, QueryOptions, With, collide_with};
 use obbtree::scenes::{self, SceneId, SceneSpec, dynamics::DynamicsConfig};
 use std::path::Path;
 
@@ -32,7 +32,18 @@ fn check(id: SceneId) -> (usize, u64, Vec<String>) {
     let mut report = CollisionReport::default();
     let (mut pairs, mut found) = (0u64, Vec::new());
     for (step, pose) in scene.path.iter().enumerate() {
-        { let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &pose.pose_ab); collide_with(&env, &obj, &rot_ab, &pos_ab, &QueryOptions::default(), With::default(), &mut report) };
+        {
+            let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &pose.pose_ab);
+            collide_with(
+                &env,
+                &obj,
+                &rot_ab,
+                &pos_ab,
+                &QueryOptions::default(),
+                With::default(),
+                &mut report,
+            )
+        };
         for &(ia, ib) in &report.contacts {
             pairs += 1;
             let ta = env.mesh().triangle(ia as usize);

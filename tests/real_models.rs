@@ -50,7 +50,18 @@ fn check_reference<B: BoundingVolume>(poses: &str, reference_file: &str, build: 
     let mut first = CollisionReport::default();
     let mut total = 0;
     for (i, (pose, want)) in poses.iter().zip(&expected).enumerate() {
-        { let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &pose.pose_ab); collide_with(&a, &b, &rot_ab, &pos_ab, &QueryOptions::default(), With::default(), &mut report) };
+        {
+            let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &pose.pose_ab);
+            collide_with(
+                &a,
+                &b,
+                &rot_ab,
+                &pos_ab,
+                &QueryOptions::default(),
+                With::default(),
+                &mut report,
+            )
+        };
         report.contacts.sort_unstable();
         assert_eq!(
             &report.contacts,
@@ -59,7 +70,18 @@ fn check_reference<B: BoundingVolume>(poses: &str, reference_file: &str, build: 
             B::KIND,
             poses = reference_file
         );
-        { let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &pose.pose_ab); collide_with(&a, &b, &rot_ab, &pos_ab, &QueryOptions::first_contact(), With::default(), &mut first) };
+        {
+            let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &pose.pose_ab);
+            collide_with(
+                &a,
+                &b,
+                &rot_ab,
+                &pos_ab,
+                &QueryOptions::first_contact(),
+                With::default(),
+                &mut first,
+            )
+        };
         assert_eq!(
             first.colliding(),
             !want.is_empty(),

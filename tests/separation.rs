@@ -1,11 +1,11 @@
 //! Separation lists (Li & Chen §4) against the top-down query: same contacts on coherent random
 //! walks, the list always a complete cut of the recursion tree, and the top-down policy costing
-//! exactly what `collide_relative` costs.
+//! exactly what a query from the root pair costs.
 
 mod common;
 use common::*;
 use obbtree::prelude::*;
-use obbtree::query::{SeparationList, SeparationPolicy, collide_with, With};
+use obbtree::query::{SeparationList, SeparationPolicy, With, collide_with};
 use proptest::prelude::*;
 
 /// Leaves under each node of a hierarchy.
@@ -106,7 +106,15 @@ fn check_walk<B: BoundingVolume>(
         let (rot, pos) = (rot_of(&pose), pose.translation.vector);
         collide_with(&a, &b, &rot, &pos, &options, With::default(), &mut top);
         for list in &mut lists {
-            collide_with(&a, &b, &rot, &pos, &options, With::separation(list), &mut inc);
+            collide_with(
+                &a,
+                &b,
+                &rot,
+                &pos,
+                &options,
+                With::separation(list),
+                &mut inc,
+            );
             match mode {
                 ContactMode::AllContacts => {
                     prop_assert_eq!(sorted(inc.contacts.clone()), sorted(top.contacts.clone()))
@@ -158,8 +166,24 @@ fn deferred_list_saves_tests_on_coherent_motion() {
         let rot = *obbtree::math::UnitQuaternion::from_scaled_axis(Vector::new(0.3, 0.2, 0.1) * s)
             .to_rotation_matrix()
             .matrix();
-        collide_with(&a, &b, &rot, &pos, &QueryOptions::default(), With::default(), &mut top);
-        collide_with(&a, &b, &rot, &pos, &QueryOptions::default(), With::separation(&mut list), &mut inc);
+        collide_with(
+            &a,
+            &b,
+            &rot,
+            &pos,
+            &QueryOptions::default(),
+            With::default(),
+            &mut top,
+        );
+        collide_with(
+            &a,
+            &b,
+            &rot,
+            &pos,
+            &QueryOptions::default(),
+            With::separation(&mut list),
+            &mut inc,
+        );
         assert_eq!(
             sorted(inc.contacts.clone()),
             sorted(top.contacts.clone()),

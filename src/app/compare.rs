@@ -12,7 +12,7 @@ use super::query::QuerySettings;
 use super::scene::{CollisionScene, FrameSet, KINDS, KindVisitor, TreeKind, Trees, dispatch};
 use crate::bv::BvKind;
 use crate::math::Isometry;
-use crate::query::{CollisionReport, QueryOptions, collide_with, With};
+use crate::query::{CollisionReport, QueryOptions, With, collide_with};
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
@@ -119,7 +119,15 @@ impl KindVisitor for Job<'_> {
         let rot = self.relative.rotation.to_rotation_matrix().into_inner();
         let mut report = CollisionReport::default();
         let t = Instant::now();
-        collide_with(a, b, &rot, &self.relative.translation.vector, self.options, With::default(), &mut report);
+        collide_with(
+            a,
+            b,
+            &rot,
+            &self.relative.translation.vector,
+            self.options,
+            With::default(),
+            &mut report,
+        );
         (report, t.elapsed().as_secs_f64() * 1e6)
     }
 }

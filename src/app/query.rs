@@ -14,7 +14,10 @@ use super::motion::KindsInUse;
 use super::scene::{CollisionScene, FrameSet, KindVisitor, TreeKind, dispatch};
 use crate::bv::BvKind;
 use crate::math::{Isometry, Matrix3, Vector, transform_point};
-use crate::query::{CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy, collide_with, triangles_intersect, With};
+use crate::query::{
+    CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy, With,
+    collide_with, triangles_intersect,
+};
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
@@ -142,9 +145,25 @@ impl KindVisitor for Query<'_> {
         let last = self.last;
         let (rot, pos, options) = (&self.rot, &self.pos, &self.options);
         if self.trace {
-            collide_with(a, b, rot, pos, options, With::trace(&mut last.overlapped), &mut last.report);
+            collide_with(
+                a,
+                b,
+                rot,
+                pos,
+                options,
+                With::trace(&mut last.overlapped),
+                &mut last.report,
+            );
         } else if let Some(list) = self.separation {
-            collide_with(a, b, rot, pos, options, With::separation(list), &mut last.report);
+            collide_with(
+                a,
+                b,
+                rot,
+                pos,
+                options,
+                With::separation(list),
+                &mut last.report,
+            );
         } else {
             collide_with(a, b, rot, pos, options, With::default(), &mut last.report);
         }
@@ -227,7 +246,15 @@ impl KindVisitor for TriangleCost<'_> {
             pairs.extend_from_slice(&self.last.overlapped);
         } else {
             let mut report = CollisionReport::default();
-            collide_with(a, b, &rot, &pos, &self.options, With::trace(&mut pairs), &mut report);
+            collide_with(
+                a,
+                b,
+                &rot,
+                &pos,
+                &self.options,
+                With::trace(&mut pairs),
+                &mut report,
+            );
         }
         // The leaf pairs: each was one triangle test.
         let leaves: Vec<(usize, usize)> = pairs

@@ -131,18 +131,16 @@ pub enum ObbFit {
     /// cheaper: no hull).
     Triangles,
     /// The box of smallest surface area among the §4 hull fit, the triangles' fit and the model
-    /// frame's own axes: 5–25% fewer box tests than the hull fit alone on the project's
-    /// benchmark cases (the paper's scenes and the teapot and bunny pose sets), at about 1.2×
-    /// the hull fit's build time.
+    /// frame's own axes (docs/decisions.md, "fitting").
     Smallest,
     /// The default: the §4 box turned about one of its axes at a time to the least box volume
     /// that turn reaches (exact per turn, by rotating calipers over the hull's projection);
     /// groups of more than 128 points also turn the model frame's axes and keep the lesser box,
-    /// and groups of up to seven points turn their triangles' axes instead (no hull: the same
-    /// boxes to the box tests' 0.35%). A local search around the §4 fit, not the minimum-volume
-    /// box. In all-contacts mode 8–59% fewer box tests than `smallest` on the project's
-    /// benchmark cases, at about 1.4× its build time. A leaf's box (one triangle) is the least-area rectangle along the
-    /// triangle's longest edge, in closed form (the other fits give leaves §4's box).
+    /// and groups of up to seven points turn their triangles' axes instead (no hull). A local
+    /// search around the §4 fit, not the minimum-volume box; fewer box tests than the others at
+    /// a higher build cost (docs/performance.md). A leaf's box (one triangle) is the least-area
+    /// rectangle along the triangle's longest edge, in closed form (the other fits give leaves
+    /// §4's box).
     #[default]
     LeastVolume,
 }
@@ -236,7 +234,7 @@ pub trait BoundingVolume: Copy + Send + Sync + std::fmt::Debug + 'static {
     /// Precomputes what every test of this query shares. `rot_ab`, `pos_ab` place B's volume
     /// frame in A's (`x_a = rot_ab · x_b + pos_ab`); every placed volume of B is grown by
     /// `margin` (model units, ≥ 0) in every direction, to cover the rounding of coordinates far
-    /// from the origin (see [`crate::query::collide_relative`]). `center_reach_b` bounds the
+    /// from the origin (see [`crate::query::collide_with`]). `center_reach_b` bounds the
     /// distance of B's volume centres from their frame's origin ([`crate::bvh::Bvh::center_reach`]):
     /// a volume placed in single precision (OBBs) grows by its rounding error on top of `margin`.
     fn prepare(

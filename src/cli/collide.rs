@@ -5,7 +5,7 @@ use super::progress_bar;
 use obbtree::math::relative_parts;
 use obbtree::pose::read_poses;
 use obbtree::prelude::*;
-use obbtree::query::{SeparationList, SeparationPolicy, collide_with, With};
+use obbtree::query::{SeparationList, SeparationPolicy, With, collide_with};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -148,7 +148,10 @@ fn run_with<B: BoundingVolume>(
     // `--threads` threads (each query timed on its own thread).
     let query = |pose: &obbtree::pose::Pose, report: &mut CollisionReport| {
         let start = Instant::now();
-        { let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &pose.pose_ab); collide_with(&a, &b, &rot_ab, &pos_ab, options, With::default(), report) };
+        {
+            let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &pose.pose_ab);
+            collide_with(&a, &b, &rot_ab, &pos_ab, options, With::default(), report)
+        };
         start.elapsed().as_secs_f64() * 1e6
     };
     let results: Vec<(CollisionReport, f64)> = if args.start != SeparationPolicy::TopDown {
@@ -161,7 +164,15 @@ fn run_with<B: BoundingVolume>(
                 let rot = pose.pose_ab.rotation.to_rotation_matrix().into_inner();
                 let pos = pose.pose_ab.translation.vector;
                 let start = Instant::now();
-                collide_with(&a, &b, &rot, &pos, options, With::separation(&mut list), &mut report);
+                collide_with(
+                    &a,
+                    &b,
+                    &rot,
+                    &pos,
+                    options,
+                    With::separation(&mut list),
+                    &mut report,
+                );
                 let us = start.elapsed().as_secs_f64() * 1e6;
                 bar.inc(1);
                 (report, us)

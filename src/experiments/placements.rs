@@ -9,7 +9,10 @@ use crate::bv::{Aabb, BoundingVolume, BvKind, Obb, OverlapOptions, SatMode};
 use crate::bvh::Bvh;
 use crate::math::{Matrix3, Point, UnitQuaternion, Vector, median, timed, transform_point};
 use crate::mesh::TriMesh;
-use crate::query::{CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy, collide_with, triangles_intersect, With};
+use crate::query::{
+    CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy, With,
+    collide_with, triangles_intersect,
+};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use std::hint::black_box;
@@ -306,7 +309,8 @@ fn run_all<B: BoundingVolume>(
     let mut hits = Vec::with_capacity(placements.len());
     let mut times = Vec::with_capacity(placements.len());
     for (i, p) in placements.iter().enumerate() {
-        let ((), seconds) = timed(|| collide_with(t, t, &p.rot, &p.pos, &options, With::default(), &mut r));
+        let ((), seconds) =
+            timed(|| collide_with(t, t, &p.rot, &p.pos, &options, With::default(), &mut r));
         times.push(seconds);
         n_b += r.bv_tests;
         n_p += r.tri_tests;
@@ -335,8 +339,24 @@ fn unit_costs<B: BoundingVolume>(t: &Bvh<B>, sample: &[Placement], sat: SatMode)
     let mut boxes: Vec<(usize, u32, u32)> = Vec::new();
     let mut tris: Vec<(usize, u32, u32)> = Vec::new();
     for (k, p) in sample.iter().enumerate() {
-        collide_with(t, t, &p.rot, &p.pos, &options, With::trace(&mut overlapped), &mut r);
-        collide_with(t, t, &p.rot, &p.pos, &options, With::separation(&mut list), &mut r);
+        collide_with(
+            t,
+            t,
+            &p.rot,
+            &p.pos,
+            &options,
+            With::trace(&mut overlapped),
+            &mut r,
+        );
+        collide_with(
+            t,
+            t,
+            &p.rot,
+            &p.pos,
+            &options,
+            With::separation(&mut list),
+            &mut r,
+        );
         // Tested pairs: the overlapping ones, plus the cut's disjoint ones; the cut's leaf
         // pairs are overlapping pairs whose triangles were tested.
         boxes.extend(overlapped.iter().map(|&(a, b)| (k, a, b)));

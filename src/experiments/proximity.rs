@@ -8,7 +8,7 @@ use crate::bv::{Aabb, BoundingVolume, BvKind, Obb};
 use crate::bvh::Bvh;
 use crate::math::{Matrix3, Point, UnitQuaternion, Vector};
 use crate::mesh::TriMesh;
-use crate::query::{CollisionReport, QueryOptions, collide_with, With};
+use crate::query::{CollisionReport, QueryOptions, With, collide_with};
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 
@@ -139,7 +139,15 @@ fn counts<B: BoundingVolume>(
     pos: &Vector,
 ) -> CollisionReport {
     let mut r = CollisionReport::default();
-    collide_with(a, b, rot, pos, &QueryOptions::default().leaf_boxes(), With::default(), &mut r);
+    collide_with(
+        a,
+        b,
+        rot,
+        pos,
+        &QueryOptions::default().leaf_boxes(),
+        With::default(),
+        &mut r,
+    );
     r
 }
 

@@ -9,7 +9,9 @@ use super::{Claim, Experiment, ExperimentError, Progress, Settings, load_centere
 use crate::bv::{Aabb, BoundingVolume, BvKind, Obb, Sphere};
 use crate::bvh::Bvh;
 use crate::math::{Isometry, Matrix3, UnitQuaternion, Vector, relative_pose, timed};
-use crate::query::{CollisionReport, QueryOptions, SeparationList, SeparationPolicy, collide_with, With};
+use crate::query::{
+    CollisionReport, QueryOptions, SeparationList, SeparationPolicy, With, collide_with,
+};
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 
@@ -211,7 +213,15 @@ fn record(tree: &Bvh<Obb>, steps: usize, step: f64, deg: f64, seed: u64) -> Moti
         let mut hits = [false; 36];
         for (k, (i, j)) in pairs().enumerate() {
             rel[k] = relative(&proposal, i, j);
-            collide_with(tree, tree, &rel[k].0, &rel[k].1, &options, With::default(), &mut r);
+            collide_with(
+                tree,
+                tree,
+                &rel[k].0,
+                &rel[k].1,
+                &options,
+                With::default(),
+                &mut r,
+            );
             hits[k] = r.colliding();
         }
         if !hits.iter().any(|&h| h) {
@@ -254,7 +264,15 @@ fn replay<B: BoundingVolume>(
                 if policy == SeparationPolicy::TopDown {
                     collide_with(tree, tree, rot, pos, &options, With::default(), &mut r);
                 } else {
-                    collide_with(tree, tree, rot, pos, &options, With::separation(&mut lists[k]), &mut r);
+                    collide_with(
+                        tree,
+                        tree,
+                        rot,
+                        pos,
+                        &options,
+                        With::separation(&mut lists[k]),
+                        &mut r,
+                    );
                 }
                 hits[k] = r.colliding();
                 nv += r.bv_tests;

@@ -13,8 +13,8 @@ pub mod intersection;
 mod parallel;
 mod separation;
 mod trace;
-mod triangles;
 mod tri_tri;
+mod triangles;
 mod walk;
 
 pub use crate::predicates::{orient2d, orient3d};
@@ -23,8 +23,8 @@ pub use intersection::{Intersection, triangle_intersection};
 pub use separation::{SeparationList, SeparationPolicy};
 pub use tri_tri::{has_area, triangles_intersect};
 pub use triangles::Triangles;
-pub use walk::{Control, Counts, LeafPair, Visitor, traverse};
 pub(crate) use walk::volume_query;
+pub use walk::{Control, Counts, LeafPair, Visitor, traverse};
 
 use crate::bv::OverlapOptions;
 use crate::math::{Isometry, Matrix3, Vector, transform_point};

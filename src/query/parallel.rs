@@ -45,7 +45,11 @@ pub(super) fn collide<B: BoundingVolume>(
         w.root(&mut contacts);
         Vec::new()
     } else {
-        let mut frontier = grow(&mut w, vec![Frontier::Pair(0, 0, Parent::None)], 16 * threads);
+        let mut frontier = grow(
+            &mut w,
+            vec![Frontier::Pair(0, 0, Parent::None)],
+            16 * threads,
+        );
         // The first subtrees are walked here until the query has made SEQUENTIAL_BOX_TESTS box
         // tests, so that a small query does not pay for handing work to other threads.
         let mut done = 0;

@@ -70,6 +70,26 @@ impl SeparationPolicy {
 /// refitted ([`Bvh::refit`] keeps the topology); if either hierarchy is replaced by one with a
 /// different node count, the next query rebuilds the list. After a query of a different pair of
 /// hierarchies with equal node counts, call [`SeparationList::clear`].
+///
+/// # Examples
+/// ```
+/// use obbtree::prelude::*;
+/// use obbtree::query::{SeparationList, SeparationPolicy};
+/// let tet = TriMesh::new(
+///     vec![Point::new(0., 0., 0.), Point::new(1., 0., 0.), Point::new(0., 1., 0.), Point::new(0., 0., 1.)],
+///     vec![[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]], "tet").unwrap();
+/// let a = ObbTree::build(tet.clone(), &BuildOptions::default());
+/// let b = ObbTree::build(tet, &BuildOptions::default());
+/// let mut list = SeparationList::new(SeparationPolicy::Deferred);
+/// let (mut inc, mut top) = (CollisionReport::default(), CollisionReport::default());
+/// let (rot, options) = (Matrix3::identity(), QueryOptions::default());
+/// for step in 0..20 {
+///     let pos = Vector::new(0.9 - 0.01 * step as f64, 0.3, 0.2);
+///     collide_with(&a, &b, &rot, &pos, &options, With::separation(&mut list), &mut inc);
+///     collide_with(&a, &b, &rot, &pos, &options, With::default(), &mut top);
+///     assert_eq!(inc.sorted_contacts(), top.sorted_contacts());
+/// }
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct SeparationList {
     policy: SeparationPolicy,
@@ -292,7 +312,11 @@ fn from_pairs<B: BoundingVolume, V: Visitor<B>>(
             }
             end += 1;
         }
-        let hits = if n > 0 { w.overlaps_batch(&batch, n) } else { 0 };
+        let hits = if n > 0 {
+            w.overlaps_batch(&batch, n)
+        } else {
+            0
+        };
         let mut k = 0;
         for (m, &(na, nb)) in pairs.iter().enumerate().take(end).skip(i) {
             let (na, nb) = (na as usize, nb as usize);

@@ -406,7 +406,10 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
         let sa = node.leaf_slot();
         if self.tri_a.0 != sa {
             let o = self.origin_a;
-            self.tri_a = (sa, LaneTriangle::new(&self.triangles.corners_a(sa).map(|p| p - o)));
+            self.tri_a = (
+                sa,
+                LaneTriangle::new(&self.triangles.corners_a(sa).map(|p| p - o)),
+            );
         }
         self.tri_a.1.usable
     }
@@ -421,7 +424,10 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
         if self.tri_b.0 != sb {
             let o = self.origin_a;
             let (rot, pos) = self.triangles.placement();
-            let t = self.triangles.corners_b(sb).map(|x| transform_point(rot, pos, &x) - o);
+            let t = self
+                .triangles
+                .corners_b(sb)
+                .map(|x| transform_point(rot, pos, &x) - o);
             self.tri_b = (sb, LaneTriangle::new(&t));
         }
         self.tri_b.1.usable
@@ -570,7 +576,10 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
         let wide = dispatch::wide::<AVX>();
         let (hit, depth) = if self.triangle_b(node_b) {
             let t = &self.tri_b.1;
-            (B::triangle_overlaps_pair(&self.query, [bl, br], t, wide), None)
+            (
+                B::triangle_overlaps_pair(&self.query, [bl, br], t, wide),
+                None,
+            )
         } else {
             self.boxes_pair::<AVX>([bl, br], [pb, pb])
         };
@@ -618,7 +627,8 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
         let bv_a = &node_a.bv;
         let (hit, depth) = if by_triangle {
             let t = &self.tri_a.1;
-            let h = B::triangle_overlaps_placed_pair(&self.query, [&placed[0], &placed[1]], t, wide);
+            let h =
+                B::triangle_overlaps_placed_pair(&self.query, [&placed[0], &placed[1]], t, wide);
             (h, None)
         } else {
             self.boxes_pair::<AVX>([bv_a, bv_a], [&placed[0], &placed[1]])
@@ -836,7 +846,11 @@ mod tests {
         for options in [QueryOptions::default(), QueryOptions::first_contact()] {
             let expected = outcomes(a, b, rot, pos, &options, None);
             for c in dispatch::compilations() {
-                assert_eq!(outcomes(a, b, rot, pos, &options, Some(c)), expected, "{c:?}");
+                assert_eq!(
+                    outcomes(a, b, rot, pos, &options, Some(c)),
+                    expected,
+                    "{c:?}"
+                );
             }
         }
     }

@@ -8,11 +8,14 @@
 //! by the experiment's summary.
 
 use super::{PaperRow, Scene, SceneId, SceneSpec};
-use crate::math::relative_parts;
 use crate::bv::{BoundingVolume, BvKind};
 use crate::bvh::{BuildOptions, Bvh};
+use crate::math::relative_parts;
 use crate::math::{Isometry, median, timed};
-use crate::query::{CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy, collide_with, With};
+use crate::query::{
+    CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy, With,
+    collide_with,
+};
 use serde::Serialize;
 
 /// One row of Table 3, measured here. Times are wall-clock on this machine.
@@ -88,12 +91,29 @@ pub fn bench<B: BoundingVolume>(
     for (i, pose) in scene.path.iter().step_by(every).enumerate() {
         let ((), seconds) = timed(|| match start {
             SeparationPolicy::TopDown => {
-                { let (rot_ab, pos_ab) = relative_parts(&identity, &pose.pose_ab); collide_with(&a, &b, &rot_ab, &pos_ab, &options, With::default(), &mut report) }
+                let (rot_ab, pos_ab) = relative_parts(&identity, &pose.pose_ab);
+                collide_with(
+                    &a,
+                    &b,
+                    &rot_ab,
+                    &pos_ab,
+                    &options,
+                    With::default(),
+                    &mut report,
+                )
             }
             _ => {
                 let rot = pose.pose_ab.rotation.to_rotation_matrix().into_inner();
                 let pos = pose.pose_ab.translation.vector;
-                collide_with(&a, &b, &rot, &pos, &options, With::separation(&mut list), &mut report)
+                collide_with(
+                    &a,
+                    &b,
+                    &rot,
+                    &pos,
+                    &options,
+                    With::separation(&mut list),
+                    &mut report,
+                )
             }
         });
         times.push(seconds);
@@ -143,7 +163,19 @@ pub fn contacts_at<B: BoundingVolume>(scene: &Scene, steps: &[usize]) -> Vec<Vec
     steps
         .iter()
         .map(|&s| {
-            { let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &scene.path[s].pose_ab); collide_with(&a, &b, &rot_ab, &pos_ab, &options, With::default(), &mut report) };
+            {
+                let (rot_ab, pos_ab) =
+                    relative_parts(&Isometry::identity(), &scene.path[s].pose_ab);
+                collide_with(
+                    &a,
+                    &b,
+                    &rot_ab,
+                    &pos_ab,
+                    &options,
+                    With::default(),
+                    &mut report,
+                )
+            };
             report.sorted_contacts()
         })
         .collect()

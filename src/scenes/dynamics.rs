@@ -31,12 +31,12 @@
 //! The body's centre of mass is its bounding-box centre and its inertia that of a solid box of
 //! unit mass and the bounding box's size (model frame).
 
-use crate::math::relative_parts;
 use crate::bvh::ObbTree;
+use crate::math::relative_parts;
 use crate::math::{Isometry, Matrix3, Point, UnitQuaternion, Vector};
 use crate::mesh::TriMesh;
 use crate::pose::parse_poses;
-use crate::query::{CollisionReport, QueryOptions, collide_with, With};
+use crate::query::{CollisionReport, QueryOptions, With, collide_with};
 use std::path::Path;
 
 /// Where gravity pulls.
@@ -413,7 +413,18 @@ impl Simulation {
             // Impulses at all the impact's contacts (the probes stopped at the first
             // interpenetrating one: one more, complete query), then the rest of the step from
             // `lo`.
-            { let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &hi_pose); collide_with(environment, object, &rot_ab, &pos_ab, &QueryOptions::default(), With::default(), &mut self.hit) };
+            {
+                let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &hi_pose);
+                collide_with(
+                    environment,
+                    object,
+                    &rot_ab,
+                    &pos_ab,
+                    &QueryOptions::default(),
+                    With::default(),
+                    &mut self.hit,
+                )
+            };
             stats.queries += 1;
             stats.bv_tests += self.hit.bv_tests;
             let hit = std::mem::take(&mut self.hit.contacts);
@@ -543,7 +554,18 @@ impl Simulation {
 
     /// Queries the current pose into `self.report`.
     fn query_current(&mut self, environment: &ObbTree, object: &ObbTree) {
-        { let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &self.pose); collide_with(environment, object, &rot_ab, &pos_ab, &QueryOptions::default(), With::default(), &mut self.report) };
+        {
+            let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &self.pose);
+            collide_with(
+                environment,
+                object,
+                &rot_ab,
+                &pos_ab,
+                &QueryOptions::default(),
+                With::default(),
+                &mut self.report,
+            )
+        };
     }
 }
 

@@ -264,7 +264,15 @@ pub fn contacts_relative<B: BoundingVolume>(
     pos: &Vector,
 ) -> CollisionReport {
     let mut r = CollisionReport::default();
-    obbtree::query::collide_with(a, b, rot, pos, &QueryOptions::default(), With::default(), &mut r);
+    obbtree::query::collide_with(
+        a,
+        b,
+        rot,
+        pos,
+        &QueryOptions::default(),
+        With::default(),
+        &mut r,
+    );
     r.contacts.sort_unstable();
     r
 }

@@ -23,11 +23,7 @@ pub(crate) struct F32x4(Inner);
 pub(crate) struct Mask4(Inner);
 
 /// Which implementation is compiled: `"sse"` or `"portable"`.
-pub const LANES: &str = if cfg!(simd_x86) {
-    "sse"
-} else {
-    "portable"
-};
+pub const LANES: &str = if cfg!(simd_x86) { "sse" } else { "portable" };
 
 #[cfg(simd_x86)]
 impl F32x4 {
