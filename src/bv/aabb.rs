@@ -1,7 +1,9 @@
 //! Axis-aligned bounding boxes in the model's frame (van den Bergen 1998).
 
 use super::sat::separated;
-use super::{BoundingVolume, BvKind, Fitted, Group, OverlapOptions, SatMode, store_box, v3};
+use super::{
+    BoundingVolume, BvKind, Fitted, Group, OverlapOptions, SatMode, VolumeTests, store_box, v3,
+};
 use crate::math::{Matrix3, Point, Real, Vector, f32_up};
 
 const IDENTITY: [Vector; 3] = [
@@ -72,9 +74,6 @@ pub struct AabbQuery {
 
 impl BoundingVolume for Aabb {
     const KIND: BvKind = BvKind::Aabb;
-    type NodeAlign = ();
-    type Query = AabbQuery;
-    type Placed = PlacedAabb;
 
     fn fit(group: &Group<'_>) -> Fitted<Aabb> {
         let bv = Aabb::from_points(group.points());
@@ -127,24 +126,6 @@ impl BoundingVolume for Aabb {
         )
     }
 
-    #[inline(always)]
-    fn center_distance2(a: &Aabb, b: &PlacedAabb) -> Real {
-        (b.center - v3(&a.center)).norm_squared()
-    }
-
-    #[inline(always)]
-    fn size(&self) -> f32 {
-        // Surface area (up to a factor 4): meaningful for flat boxes too, and fewer box tests
-        // than RAPID's largest extent (docs/decisions.md, "Descend rule").
-        self.half[0] * self.half[1] + self.half[1] * self.half[2] + self.half[2] * self.half[0]
-    }
-
-    #[inline(always)]
-    fn order_radius2(&self) -> Real {
-        let h = self.half.map(Real::from);
-        0.5 * (h[0] * h[0] + h[1] * h[1] + h[2] * h[2])
-    }
-
     fn well_formed(&self) -> bool {
         self.center.iter().chain(&self.half).all(|x| x.is_finite())
             && self.half.iter().all(|&h| h >= 0.0)
@@ -178,5 +159,31 @@ impl BoundingVolume for Aabb {
 
     fn as_box(&self) -> (Point, Matrix3, Vector) {
         (self.center(), Matrix3::identity(), self.half_extents())
+    }
+}
+
+impl VolumeTests for Aabb {
+    type NodeAlign = ();
+
+    type Query = AabbQuery;
+
+    type Placed = PlacedAabb;
+
+    #[inline(always)]
+    fn center_distance2(a: &Aabb, b: &PlacedAabb) -> Real {
+        (b.center - v3(&a.center)).norm_squared()
+    }
+
+    #[inline(always)]
+    fn size(&self) -> f32 {
+        // Surface area (up to a factor 4): meaningful for flat boxes too, and fewer box tests
+        // than RAPID's largest extent (docs/decisions.md, "Descend rule").
+        self.half[0] * self.half[1] + self.half[1] * self.half[2] + self.half[2] * self.half[0]
+    }
+
+    #[inline(always)]
+    fn order_radius2(&self) -> Real {
+        let h = self.half.map(Real::from);
+        0.5 * (h[0] * h[0] + h[1] * h[1] + h[2] * h[2])
     }
 }

@@ -7,10 +7,12 @@ use super::fit::{
 use super::hull::hull_covariance;
 use super::least_volume::{Scratch, least_volume_axes, padding};
 use super::sat;
+use super::sat::batch::BATCH;
 use super::sat::box_triangle::{BoxLanes, LaneTriangle};
+use super::sat::lanes::Wide;
 use super::{
-    BoundingVolume, BvKind, CacheLine, Fitted, Group, ObbFit, OverlapOptions, SatMode, store_box,
-    v3,
+    BoundingVolume, BvKind, CacheLine, Fitted, Group, ObbFit, OverlapOptions, SatMode, VolumeTests,
+    store_box, v3,
 };
 use crate::math::{Matrix3, Point, Real, Vector};
 use std::cell::RefCell;
@@ -601,20 +603,9 @@ impl Obb {
 
 impl BoundingVolume for Obb {
     const KIND: BvKind = BvKind::Obb;
-    type NodeAlign = CacheLine;
-    type Query = ObbQuery;
-    type Placed = PlacedObb;
 
     fn fit(group: &Group<'_>) -> Fitted<Obb> {
         Obb::fit_group(group, None, None)
-    }
-
-    fn fit_with_hull(
-        group: &Group<'_>,
-        candidates: Option<&[u32]>,
-        hull: &mut Vec<u32>,
-    ) -> Fitted<Obb> {
-        Obb::fit_group(group, candidates, Some(hull))
     }
 
     fn prepare(
@@ -649,13 +640,6 @@ impl BoundingVolume for Obb {
     }
 
     #[inline(always)]
-    fn place_pair(q: &ObbQuery, b: [&Obb; 2], wide: sat::lanes::Wide) -> [PlacedObb; 2] {
-        let [(x0, t0), (x1, t1)] =
-            sat::rotate_axes_pair(wide, &q.rot_cols, [&b[0].cols, &b[1].cols]);
-        [Self::placed(q, b[0], x0, t0), Self::placed(q, b[1], x1, t1)]
-    }
-
-    #[inline(always)]
     fn overlaps(q: &ObbQuery, a: &Obb, b: &PlacedObb) -> bool {
         !sat::separated_f32(
             a.floats(),
@@ -667,95 +651,6 @@ impl BoundingVolume for Obb {
             Self::slack(q),
             q.lite,
         )
-    }
-
-    #[inline]
-    fn overlaps_batch(
-        q: &ObbQuery,
-        a: &[&Obb; sat::batch::BATCH],
-        b: &[&Obb; sat::batch::BATCH],
-        wide: sat::lanes::Wide,
-    ) -> u8 {
-        let batch = sat::batch::BatchQuery {
-            rot_cols: q.rot_cols,
-            pos: q.pos,
-            eps: q.epsilon,
-            slack: Self::slack(q),
-            lite: q.lite,
-        };
-        !sat::batch::separated_batch(wide, &batch, &a.map(Obb::floats), &b.map(Obb::floats))
-    }
-
-    #[inline(always)]
-    fn overlaps_pair(
-        q: &ObbQuery,
-        a: [&Obb; 2],
-        b: [&PlacedObb; 2],
-        wide: sat::lanes::Wide,
-    ) -> [bool; 2] {
-        let sep = sat::separated_f32_pair(wide, sat_pairs(a, b), q.epsilon, Self::slack(q), q.lite);
-        [!sep[0], !sep[1]]
-    }
-
-    #[inline(always)]
-    fn overlaps_pair_depth(
-        q: &ObbQuery,
-        a: [&Obb; 2],
-        b: [&PlacedObb; 2],
-        wide: sat::lanes::Wide,
-    ) -> ([bool; 2], Option<[f32; 2]>) {
-        let (sep, depth) =
-            sat::separated_f32_pair_depth(wide, sat_pairs(a, b), q.epsilon, Self::slack(q), q.lite);
-        ([!sep[0], !sep[1]], Some(depth))
-    }
-
-    const TRIANGLE_TESTS: bool = true;
-    const BATCH_TESTS: bool = true;
-
-    #[inline(always)]
-    fn triangle_overlaps_pair(
-        q: &ObbQuery,
-        a: [&Obb; 2],
-        t: &LaneTriangle,
-        wide: sat::lanes::Wide,
-    ) -> [bool; 2] {
-        let boxes = [a[0].lanes(), a[1].lanes()];
-        let sep = sat::box_triangle::separated_pair(wide, boxes, t, Self::slack(q));
-        [!sep[0], !sep[1]]
-    }
-
-    #[inline(always)]
-    fn triangle_overlaps_placed_pair(
-        q: &ObbQuery,
-        b: [&PlacedObb; 2],
-        t: &LaneTriangle,
-        wide: sat::lanes::Wide,
-    ) -> [bool; 2] {
-        let boxes = [b[0].lanes(), b[1].lanes()];
-        let sep = sat::box_triangle::separated_pair(wide, boxes, t, Self::slack(q));
-        [!sep[0], !sep[1]]
-    }
-
-    #[inline(always)]
-    fn center_distance2(a: &Obb, b: &PlacedObb) -> Real {
-        (0..3)
-            .map(|k| (Real::from(b.center[k + 1]) - Real::from(a.center[k])).powi(2))
-            .sum()
-    }
-
-    #[inline(always)]
-    fn size(&self) -> f32 {
-        // Surface area (up to a factor 4): meaningful for flat boxes too, and fewer box tests
-        // than RAPID's largest extent or sizes that favour long boxes (docs/decisions.md,
-        // "Descend rule").
-        self.half[0] * self.half[1] + self.half[1] * self.half[2] + self.half[2] * self.half[0]
-    }
-
-    #[inline(always)]
-    fn order_radius2(&self) -> Real {
-        // 0.3 of the squared half diagonal (docs/decisions.md, "First-contact order").
-        let h = self.half.map(Real::from);
-        0.3 * (h[0] * h[0] + h[1] * h[1] + h[2] * h[2])
     }
 
     fn well_formed(&self) -> bool {
@@ -797,6 +692,109 @@ impl BoundingVolume for Obb {
             Matrix3::from_columns(&[a0, a1, a2]),
             self.half_extents(),
         )
+    }
+}
+
+impl VolumeTests for Obb {
+    type NodeAlign = CacheLine;
+
+    type Query = ObbQuery;
+
+    type Placed = PlacedObb;
+
+    fn fit_with_hull(
+        group: &Group<'_>,
+        candidates: Option<&[u32]>,
+        hull: &mut Vec<u32>,
+    ) -> Fitted<Obb> {
+        Obb::fit_group(group, candidates, Some(hull))
+    }
+
+    #[inline(always)]
+    fn place_pair(q: &ObbQuery, b: [&Obb; 2], wide: Wide) -> [PlacedObb; 2] {
+        let [(x0, t0), (x1, t1)] =
+            sat::rotate_axes_pair(wide, &q.rot_cols, [&b[0].cols, &b[1].cols]);
+        [Self::placed(q, b[0], x0, t0), Self::placed(q, b[1], x1, t1)]
+    }
+
+    #[inline]
+    fn overlaps_batch(q: &ObbQuery, a: &[&Obb; BATCH], b: &[&Obb; BATCH], wide: Wide) -> u8 {
+        let batch = sat::batch::BatchQuery {
+            rot_cols: q.rot_cols,
+            pos: q.pos,
+            eps: q.epsilon,
+            slack: Self::slack(q),
+            lite: q.lite,
+        };
+        !sat::batch::separated_batch(wide, &batch, &a.map(Obb::floats), &b.map(Obb::floats))
+    }
+
+    #[inline(always)]
+    fn overlaps_pair(q: &ObbQuery, a: [&Obb; 2], b: [&PlacedObb; 2], wide: Wide) -> [bool; 2] {
+        let sep = sat::separated_f32_pair(wide, sat_pairs(a, b), q.epsilon, Self::slack(q), q.lite);
+        [!sep[0], !sep[1]]
+    }
+
+    #[inline(always)]
+    fn overlaps_pair_depth(
+        q: &ObbQuery,
+        a: [&Obb; 2],
+        b: [&PlacedObb; 2],
+        wide: Wide,
+    ) -> ([bool; 2], Option<[f32; 2]>) {
+        let (sep, depth) =
+            sat::separated_f32_pair_depth(wide, sat_pairs(a, b), q.epsilon, Self::slack(q), q.lite);
+        ([!sep[0], !sep[1]], Some(depth))
+    }
+
+    const TRIANGLE_TESTS: bool = true;
+
+    const BATCH_TESTS: bool = true;
+
+    #[inline(always)]
+    fn triangle_overlaps_pair(
+        q: &ObbQuery,
+        a: [&Obb; 2],
+        t: &LaneTriangle,
+        wide: Wide,
+    ) -> [bool; 2] {
+        let boxes = [a[0].lanes(), a[1].lanes()];
+        let sep = sat::box_triangle::separated_pair(wide, boxes, t, Self::slack(q));
+        [!sep[0], !sep[1]]
+    }
+
+    #[inline(always)]
+    fn triangle_overlaps_placed_pair(
+        q: &ObbQuery,
+        b: [&PlacedObb; 2],
+        t: &LaneTriangle,
+        wide: Wide,
+    ) -> [bool; 2] {
+        let boxes = [b[0].lanes(), b[1].lanes()];
+        let sep = sat::box_triangle::separated_pair(wide, boxes, t, Self::slack(q));
+        [!sep[0], !sep[1]]
+    }
+
+    #[inline(always)]
+    fn center_distance2(a: &Obb, b: &PlacedObb) -> Real {
+        (0..3)
+            .map(|k| (Real::from(b.center[k + 1]) - Real::from(a.center[k])).powi(2))
+            .sum()
+    }
+
+    #[inline(always)]
+    fn size(&self) -> f32 {
+        // Surface area (up to a factor 4): meaningful for flat boxes too, and fewer box tests
+        // than RAPID's largest extent or sizes that favour long boxes (docs/decisions.md,
+        // "Descend rule").
+        self.half[0] * self.half[1] + self.half[1] * self.half[2] + self.half[2] * self.half[0]
+    }
+
+    #[inline(always)]
+    fn order_radius2(&self) -> Real {
+        // 0.3 of the squared half diagonal (docs/decisions.md, "First-contact order").
+        let h = self.half.map(Real::from);
+        0.3 * (h[0] * h[0] + h[1] * h[1] + h[2] * h[2])
     }
 }
 

@@ -1,6 +1,6 @@
 //! Bounding spheres (the volume of Li & Chen's separation lists).
 
-use super::{Aabb, BoundingVolume, BvKind, Fitted, Group, OverlapOptions, pad, v3};
+use super::{Aabb, BoundingVolume, BvKind, Fitted, Group, OverlapOptions, VolumeTests, pad, v3};
 use crate::math::{Matrix3, Point, Real, Vector, f32_up};
 
 /// A bounding sphere in its model's frame, stored in single precision (16 bytes).
@@ -55,9 +55,6 @@ pub struct SphereQuery {
 
 impl BoundingVolume for Sphere {
     const KIND: BvKind = BvKind::Sphere;
-    type NodeAlign = ();
-    type Query = SphereQuery;
-    type Placed = PlacedSphere;
 
     fn fit(group: &Group<'_>) -> Fitted<Sphere> {
         let aabb = Aabb::fit(group);
@@ -95,22 +92,6 @@ impl BoundingVolume for Sphere {
     fn overlaps(_q: &SphereQuery, a: &Sphere, b: &PlacedSphere) -> bool {
         let r = a.radius as Real + b.radius;
         (b.center - v3(&a.center)).norm_squared() <= r * r
-    }
-
-    #[inline(always)]
-    fn center_distance2(a: &Sphere, b: &PlacedSphere) -> Real {
-        (b.center - v3(&a.center)).norm_squared()
-    }
-
-    #[inline(always)]
-    fn size(&self) -> f32 {
-        self.radius
-    }
-
-    #[inline(always)]
-    fn order_radius2(&self) -> Real {
-        let r = Real::from(self.radius);
-        r * r
     }
 
     fn well_formed(&self) -> bool {
@@ -155,5 +136,29 @@ impl BoundingVolume for Sphere {
             Matrix3::identity(),
             Vector::repeat(self.radius as Real),
         )
+    }
+}
+
+impl VolumeTests for Sphere {
+    type NodeAlign = ();
+
+    type Query = SphereQuery;
+
+    type Placed = PlacedSphere;
+
+    #[inline(always)]
+    fn center_distance2(a: &Sphere, b: &PlacedSphere) -> Real {
+        (b.center - v3(&a.center)).norm_squared()
+    }
+
+    #[inline(always)]
+    fn size(&self) -> f32 {
+        self.radius
+    }
+
+    #[inline(always)]
+    fn order_radius2(&self) -> Real {
+        let r = Real::from(self.radius);
+        r * r
     }
 }

@@ -7,6 +7,7 @@
 //! [`traverse`] runs the walk with a [`Visitor`] of one's own.
 
 mod contacts;
+pub mod cost;
 mod dispatch;
 pub mod intersection;
 #[cfg(feature = "parallel")]

@@ -338,7 +338,7 @@ impl Lanes for Avx {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bv::{BoundingVolume, Obb, OverlapOptions, SatMode};
+    use crate::bv::{BoundingVolume, Obb, OverlapOptions, SatMode, VolumeTests};
     use crate::math::{Matrix3, Point, Vector};
     use nalgebra::{Rotation3, Unit};
     use proptest::prelude::*;

@@ -22,9 +22,6 @@ pub(crate) struct F32x4(Inner);
 #[derive(Clone, Copy)]
 pub(crate) struct Mask4(Inner);
 
-/// Which implementation is compiled: `"sse"` or `"portable"`.
-pub const LANES: &str = if cfg!(simd_x86) { "sse" } else { "portable" };
-
 #[cfg(simd_x86)]
 impl F32x4 {
     /// The first four floats of `s` (which must hold at least four).

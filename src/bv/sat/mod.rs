@@ -15,9 +15,9 @@
 //! separation but may miss one). The reference tries the nine edge–edge axes only if no face
 //! axis separates; the single-precision test computes all fifteen without a branch.
 
-pub mod batch;
-pub mod box_triangle;
-pub mod lanes;
+pub(crate) mod batch;
+pub(crate) mod box_triangle;
+pub(crate) mod lanes;
 
 use crate::math::Real;
 use lanes::X8;
