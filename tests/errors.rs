@@ -183,7 +183,11 @@ fn out_of_range_coordinate_names_the_line_and_vertex() {
                 limit,
                 ..
             } => {
-                assert_eq!((l, v, x, limit), (line, vertex, value, obbtree::mesh::MAX_COORDINATE), "{name}");
+                assert_eq!(
+                    (l, v, x, limit),
+                    (line, vertex, value, obbtree::mesh::MAX_COORDINATE),
+                    "{name}"
+                );
                 assert!(
                     msg.ends_with(&format!(
                         "{name}, line {line}: vertex {vertex} has the coordinate {value:e}, beyond the limit of ±1e30"
@@ -195,7 +199,10 @@ fn out_of_range_coordinate_names_the_line_and_vertex() {
         }
     }
     // The limit itself loads.
-    let p = temp("limit.obj", "v -1e30 0 0\nv 1e30 0 0\nv 0 1e30 1e30\nf 1 2 3\n");
+    let p = temp(
+        "limit.obj",
+        "v -1e30 0 0\nv 1e30 0 0\nv 0 1e30 1e30\nf 1 2 3\n",
+    );
     assert_eq!(load_obj(&p).unwrap().triangle_count(), 1);
 }
 

@@ -75,7 +75,8 @@ pub struct BuildOptions {
     /// How OBBs are oriented.
     pub fit: ObbFit,
     /// Build large subtrees on several threads (rayon). The tree is the same either way.
-    /// Default: on, except on wasm32 (no threads).
+    /// Default: on, except on wasm32 (no threads). Without the crate's `parallel` feature there
+    /// is no rayon and the build runs on the calling thread whatever this says.
     pub parallel: bool,
 }
 
@@ -101,6 +102,7 @@ impl BuildOptions {
 }
 
 /// Groups at least this large are split on two threads.
+#[cfg(feature = "parallel")]
 const PARALLEL_MIN: usize = 4096;
 
 /// The current group's vertices and per-group storage of the split, reused from group to group.
@@ -372,6 +374,7 @@ fn build_children<B: BoundingVolume>(
     options: &BuildOptions,
     hulls: [Option<&mut Vec<u32>>; 2],
 ) -> usize {
+    #[cfg(feature = "parallel")]
     let n = tris.len();
     let [left_hull, right_hull] = hulls;
     let (pair, rest) = below.split_at_mut(2);
@@ -403,12 +406,15 @@ fn build_children<B: BoundingVolume>(
             right_hull,
         )
     };
+    #[cfg(feature = "parallel")]
     let (dl, dr) = if options.parallel && n >= PARALLEL_MIN {
         let mut other = Scratch::new(frame.mesh.vertices().len());
         rayon::join(|| left(scratch), || right(&mut other))
     } else {
         (left(scratch), right(scratch))
     };
+    #[cfg(not(feature = "parallel"))]
+    let (dl, dr) = (left(scratch), right(scratch));
     1 + dl.max(dr)
 }
 

@@ -236,7 +236,7 @@ fn run_with<B: BoundingVolume>(
     }
     bar.finish_and_clear();
     let mean = micros.iter().sum::<f64>() / micros.len() as f64;
-    let median = obbtree::math::median(&mut micros);
+    let median = obbtree::timing::median(&mut micros);
     if args.json {
         let summary = serde_json::json!({"summary": {
             "poses": poses.len(),

@@ -9,9 +9,10 @@ mod tri_tri;
 pub use crate::predicates::{orient2d, orient3d};
 pub use intersection::{Intersection, triangle_intersection};
 pub use separation::{SeparationList, SeparationPolicy, collide_incremental};
+#[cfg(feature = "parallel")]
+pub use traverse::collide_parallel;
 pub use traverse::{
-    collide, collide_into, collide_parallel, collide_relative, collide_traced, collide_until,
-    volume_query,
+    collide, collide_into, collide_relative, collide_traced, collide_until, volume_query,
 };
 pub use tri_tri::{has_area, triangles_intersect};
 

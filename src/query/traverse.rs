@@ -1035,6 +1035,7 @@ enum Frontier {
 /// deep overlaps this is for scale (two 32,400-triangle spheres 1e-3 apart: 1.75× on two
 /// threads). Queries over many poses are better run side by side (`obbtree collide
 /// --threads`).
+#[cfg(feature = "parallel")]
 pub fn collide_parallel<B: BoundingVolume>(
     a: &Bvh<B>,
     b: &Bvh<B>,

@@ -10,11 +10,12 @@
 use super::{PaperRow, Scene, SceneId, SceneSpec};
 use crate::bv::{BoundingVolume, BvKind};
 use crate::bvh::{BuildOptions, Bvh};
-use crate::math::{Isometry, median, timed};
+use crate::math::Isometry;
 use crate::query::{
     CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy,
     collide_incremental, collide_into,
 };
+use crate::timing::{median, timed};
 use serde::Serialize;
 
 /// One row of Table 3, measured here. Times are wall-clock on this machine.
