@@ -58,7 +58,7 @@ pub enum SplitRule {
     #[default]
     Binned,
     /// At the mean of the triangles' centroids along the longest axis, else the next
-    /// (Gottschalk et al. 1996, §4, RAPID's rule).
+    /// (Gottschalk et al. 1996, §4; the nearest to RAPID's rule, see [`BuildOptions::rapid`]).
     Mean,
     /// At the median of the triangles' centroids: balanced trees (§4).
     Median,
@@ -96,6 +96,35 @@ impl BuildOptions {
     pub fn van_den_bergen() -> Self {
         Self {
             split: SplitRule::BoxMidpoint,
+            ..Self::default()
+        }
+    }
+
+    /// RAPID 2.01's settings, for a side-by-side with it: OBBs fitted to the covariance of the
+    /// group's triangles ([`ObbFit::Triangles`], RAPID's `build.C`, no hull), cut at the mean of
+    /// the triangles' centroids ([`SplitRule::Mean`]). The nearest rule, not RAPID's to the
+    /// letter: RAPID cuts along the covariance's principal axis at the area-weighted mean of the
+    /// centroids and halves a group by count where that fails; `Mean` cuts the box's longest
+    /// axis at the plain mean, then tries the other two axes (§4).
+    pub fn rapid() -> Self {
+        Self {
+            split: SplitRule::Mean,
+            fit: ObbFit::Triangles,
+            ..Self::default()
+        }
+    }
+
+    /// The 1996 paper's settings (Gottschalk, Lin, Manocha, §4): OBBs fitted to the covariance
+    /// of the group's convex hull in closed form ([`ObbFit::Hull`]), cut across the box's
+    /// longest axis at the mean point of the vertices, else across the next
+    /// ([`SplitRule::Mean`], §4's subdivision rule). Groups of 4,096 triangles or more take
+    /// their split axes from the triangles' covariance (they are boxed after their children).
+    /// The paper's traversal tests every leaf by its box: query with
+    /// [`crate::query::QueryOptions::leaf_boxes`].
+    pub fn paper() -> Self {
+        Self {
+            split: SplitRule::Mean,
+            fit: ObbFit::Hull,
             ..Self::default()
         }
     }
