@@ -29,15 +29,17 @@
 //! * `scenes` (feature `paper`): the paper's three scenes (§7.2) as generated assets, their
 //!   motion paths from a simple dynamics engine with time of impact, and the Table 3 bench.
 //! * `app` (feature `app`): the Bevy viewer.
+//! * `timing` (features `paper`, `cli`): the wall-clock helpers `timed` and `median`.
 //!
 //! # Features
-//! `default` = `cli` + `paper` + `app`. With `default-features = false` a program gets the core
-//! alone — `math`, `mesh`, `bv`, `bvh`, `query`, `pose` — which needs nalgebra, thiserror,
-//! robust, num-bigint and rayon (and quickhull and glam, the hull tests' oracle), and builds on
-//! every platform Rust supports (the overlap test's SIMD lanes have a portable fallback,
-//! `bv::sat::lanes`). `cli` adds the `obbtree` binary's clap and indicatif; `paper` the scenes
-//! and experiments (rand, blake3, plotters, csv, serde_json); `app` the viewer (Bevy,
-//! bevy_egui, egui_plot).
+//! `default` = `parallel` + `cli` + `paper` + `app`. With `default-features = false` a program
+//! gets the core alone — `math`, `mesh`, `bv`, `bvh`, `query`, `pose` — which needs nalgebra,
+//! thiserror, robust and num-bigint, and builds on every platform Rust supports (the overlap
+//! test's SIMD lanes have a portable fallback, `bv::sat::lanes`). `parallel` adds rayon: large
+//! subtrees of a build on several threads ([`bvh::BuildOptions::parallel`]) and the parallel
+//! query; without it everything runs on the calling thread. `cli` adds the `obbtree` binary's
+//! clap and indicatif; `paper` the scenes and experiments (rand, blake3, plotters, csv,
+//! serde_json); `app` the viewer (Bevy, bevy_egui, egui_plot). All three turn on `parallel`.
 //!
 //! ```
 //! use obbtree::prelude::*;
@@ -71,6 +73,8 @@ pub(crate) mod predicates;
 pub mod query;
 #[cfg(feature = "paper")]
 pub mod scenes;
+#[cfg(any(feature = "paper", feature = "cli"))]
+pub mod timing;
 
 /// The names most programs need.
 pub mod prelude {

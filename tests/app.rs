@@ -16,11 +16,13 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy::window::PrimaryWindow;
 use obbtree::app::*;
-use obbtree::bv::{Aabb, BvKind, Obb};
+use obbtree::bv::{Aabb, BvKind, Obb, Sphere};
 use obbtree::bvh::{BuildOptions, Bvh, SplitRule};
 use obbtree::math::relative_parts;
 use obbtree::math::{Isometry, Point, UnitQuaternion, Vector};
-use obbtree::query::{CollisionReport, QueryOptions, With, brute_force_posed, collide_with};
+use obbtree::query::{
+    CollisionReport, QueryOptions, With, brute_force_posed, collide, collide_with,
+};
 use obbtree::scenes::SceneId;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -63,6 +65,30 @@ fn go_to_step(app: &mut App, step: usize) {
     let mut p = app.world_mut().resource_mut::<Playback>();
     p.step = step;
     p.mode = MotionMode::Path;
+}
+
+/// The oracle of the app's queries: the library's all-contacts query of the scene's trees of
+/// `kind` with the object at `relative` in the environment's frame.
+fn library_query(scene: &CollisionScene, kind: BvKind, relative: &Isometry) -> CollisionReport {
+    let (id, options) = (Isometry::identity(), QueryOptions::default());
+    let (env, obj) = (&scene.env.trees, &scene.obj.trees);
+    match kind {
+        BvKind::Obb => collide(env.obb(), &id, obj.obb(), relative, &options),
+        BvKind::Aabb => collide(
+            env.get::<Aabb>(),
+            &id,
+            obj.get::<Aabb>(),
+            relative,
+            &options,
+        ),
+        BvKind::Sphere => collide(
+            env.get::<Sphere>(),
+            &id,
+            obj.get::<Sphere>(),
+            relative,
+            &options,
+        ),
+    }
 }
 
 #[test]
@@ -600,7 +626,15 @@ fn the_intersection_curve_has_one_piece_per_contact_on_both_bodies() {
     let q = app.world().resource::<LastQuery>();
     let curves = app.world().resource::<ContactCurves>();
     let n = q.report.contacts.len();
-    assert!(n > 0);
+    // The frame's contacts are the AABB trees' (another tree type) on the same pose; the torpedo
+    // rests on its rollers at step 1200.
+    let oracle = library_query(
+        app.world().resource::<CollisionScene>(),
+        BvKind::Aabb,
+        &q.relative,
+    );
+    assert_eq!(q.report.sorted_contacts(), oracle.sorted_contacts());
+    assert!(n > 0, "the torpedo rests on its rollers at step 1200");
     assert_eq!(curves.pairs, n);
     // Every contacting pair meets: a segment, a point or a polygon's edges each.
     assert!(curves.segments.len() + curves.points.len() >= n);
@@ -667,15 +701,30 @@ fn side_by_side_runs_all_three_trees_on_the_same_pose() {
     for r in &c.rows {
         assert!(r.same_contacts, "{:?}", r.kind);
         assert_eq!(r.contacts, q.report.contacts.len());
-        assert!(r.micros > 0.0 && r.bv_tests > 0);
+        // The row's counts are the library's query with that tree type on the job's pose.
+        let want = library_query(scene, r.kind, &c.relative);
+        assert_eq!(
+            (r.bv_tests, r.tri_tests, r.contacts),
+            (want.bv_tests, want.tri_tests, want.contacts.len()),
+            "{:?}",
+            r.kind
+        );
     }
     assert_eq!(
         c.rows[0].bv_tests, q.report.bv_tests,
         "the OBB row is the frame's query"
     );
     assert_eq!(c.rows[0].tri_tests, q.report.tri_tests);
+    // A job's time is its three queries' (the last job's are the rows'); the percentiles are
+    // the jobs' times, one per finished job.
+    assert_eq!(c.job_micros.len() as u64, c.jobs);
+    assert_eq!(
+        c.job_micros.back().copied(),
+        Some(c.rows.iter().map(|r| r.micros).sum::<f64>())
+    );
     let (med, p95) = c.job_percentiles();
-    assert!(med > 0.0 && p95 >= med);
+    assert!(c.job_micros.contains(&med) && c.job_micros.contains(&p95));
+    assert!(p95 >= med);
     // Off: cleared.
     app.world_mut().resource_mut::<CompareSettings>().enabled = false;
     app.update();
@@ -702,8 +751,13 @@ fn another_split_rule_rebuilds_the_trees_off_the_main_thread_and_keeps_the_conta
         Some(SplitRule::Median),
         "building in the background"
     );
+    // Frames go on while the trees build: one timing sample per frame.
+    let samples = app.world().resource::<Timings>().total;
     let frames = settle(&mut app);
-    assert!(frames >= 1);
+    assert_eq!(
+        app.world().resource::<Timings>().total,
+        samples + u64::from(frames)
+    );
     app.update();
     let scene = app.world().resource::<CollisionScene>();
     assert_eq!(scene.env.trees.split, SplitRule::Median);
@@ -713,13 +767,27 @@ fn another_split_rule_rebuilds_the_trees_off_the_main_thread_and_keeps_the_conta
     scene.obj.trees.get::<Aabb>().validate().unwrap();
     // Median splits balance the tree: no deeper than the mean split's.
     assert!(scene.env.trees.depth(BvKind::Obb) <= mean_depth);
-    for k in KINDS {
-        let st = scene.env.trees.stats[k as usize];
-        assert!(
-            st.build_ms > 0.0
-                && st.memory > 0
-                && st.nodes == 2 * scene.env.mesh().triangle_count() - 1
+    // Each tree's statistics are the tree's own figures.
+    let trees = &scene.env.trees;
+    let figures = [
+        (trees.obb().memory_bytes(), trees.obb().depth()),
+        (
+            trees.get::<Aabb>().memory_bytes(),
+            trees.get::<Aabb>().depth(),
+        ),
+        (
+            trees.get::<Sphere>().memory_bytes(),
+            trees.get::<Sphere>().depth(),
+        ),
+    ];
+    for (k, (memory, depth)) in KINDS.into_iter().zip(figures) {
+        let st = trees.stats[k as usize];
+        assert_eq!(
+            (st.memory, st.depth, st.nodes),
+            (memory, depth, 2 * scene.env.mesh().triangle_count() - 1),
+            "{k:?}"
         );
+        assert!(st.build_ms > 0.0);
     }
     assert_eq!(
         app.world().resource::<LastQuery>().report.sorted_contacts(),
@@ -764,22 +832,50 @@ fn the_cost_terms_are_measured_every_frame() {
         app.update();
     }
     let f = *app.world().resource::<Timings>().last().unwrap();
-    assert!(f.tri_tests > 0);
+    // N_v and N_p are the library's query's on the frame's pose (the torpedo on its rollers:
+    // triangle tests and contacts).
+    let q = app.world().resource::<LastQuery>();
+    let want = library_query(
+        app.world().resource::<CollisionScene>(),
+        BvKind::Obb,
+        &q.relative,
+    );
+    assert_eq!(
+        (f.bv_tests, f.tri_tests, f.contacts),
+        (want.bv_tests, want.tri_tests, want.contacts.len())
+    );
+    assert!(want.tri_tests > 0 && !want.contacts.is_empty());
+    // C_p is measured only when the traced query finds exactly the N_p leaf pairs again, and
+    // C_v with it.
     let (c_v, c_p) = (f.c_v_ns.expect("C_v"), f.c_p_ns.expect("C_p"));
-    assert!(c_v > 0.0 && c_p > 0.0, "{c_v} {c_p}");
-    // The equation holds for the frame: T = N_v·C_v + N_p·C_p (C_v is defined by it, unless
-    // the triangle tests alone took longer than the query).
-    let t = (f.bv_tests as f64 * c_v + f.tri_tests as f64 * c_p) * 1e-3;
-    assert!(t >= f.query_us() * (1.0 - 1e-9), "{t} vs {}", f.query_us());
+    assert!(
+        c_v.is_finite() && c_v >= 0.0 && c_p.is_finite() && c_p > 0.0,
+        "{c_v} {c_p}"
+    );
+    // C_v is the rest of the query's time per box test: N_v·C_v + N_p·C_p = T, or C_v = 0
+    // where the triangle tests alone took as long.
+    let (t_p, t) = (f.tri_tests as f64 * c_p * 1e-3, q.micros);
+    if c_v > 0.0 {
+        let sum = f.bv_tests as f64 * c_v * 1e-3 + t_p;
+        assert!((sum - t).abs() <= 1e-9 * t, "{sum} vs {t}");
+    } else {
+        assert!(t_p >= t, "{t_p} vs {t}");
+    }
     assert!(f.us(Stage::Costs) > 0.0);
-    // Away from contact: no triangle tests, no C_p.
+    // Away from contact: the library's counts again; no triangle tests, no C_p.
     go_to_step(&mut app, 0);
     app.update();
     let f = *app.world().resource::<Timings>().last().unwrap();
-    if f.tri_tests == 0 {
-        assert!(f.c_p_ns.is_none());
-        assert!(f.c_v_ns.is_some());
-    }
+    let q = app.world().resource::<LastQuery>();
+    let want = library_query(
+        app.world().resource::<CollisionScene>(),
+        BvKind::Obb,
+        &q.relative,
+    );
+    assert_eq!((f.bv_tests, f.tri_tests), (want.bv_tests, want.tri_tests));
+    assert_eq!(f.tri_tests, 0, "step 0 is away from contact");
+    assert!(f.c_p_ns.is_none());
+    assert!(f.c_v_ns.is_some());
 }
 
 // ---------------------------------------------------------------------------------------------

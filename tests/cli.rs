@@ -194,3 +194,68 @@ fn separation_list_start_gives_the_same_contacts() {
         listed.last().unwrap()["summary"]["contacts"]
     );
 }
+
+/// `collide --preset rapid|paper` builds with `BuildOptions::rapid()` / `paper()` and tests
+/// leaf boxes: every pose's contacts and counts equal the library's with those options;
+/// `--split`/`--fit` override the preset's, and `--preset default` is the default.
+#[test]
+fn presets_match_the_library() {
+    let poses = poses_file(30);
+    let teapot = data("teapot.obj");
+    let mesh = load("teapot.obj");
+    let cases = [
+        ("rapid", None, BuildOptions::rapid(), true),
+        ("paper", None, BuildOptions::paper(), true),
+        (
+            "paper",
+            Some(["--split", "binned"]),
+            BuildOptions {
+                split: SplitRule::Binned,
+                ..BuildOptions::paper()
+            },
+            true,
+        ),
+        ("default", None, BuildOptions::default(), false),
+    ];
+    for (preset, extra, build, leaf_boxes) in cases {
+        let mut args = vec![
+            "collide",
+            teapot.to_str().unwrap(),
+            teapot.to_str().unwrap(),
+            "--poses",
+            poses.to_str().unwrap(),
+            "--json",
+            "--preset",
+            preset,
+        ];
+        args.extend(extra.iter().flatten());
+        let stdout = run(&args);
+        let lines: Vec<serde_json::Value> = stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 31, "30 poses + summary");
+        let t = Bvh::<Obb>::build(mesh.clone(), &build);
+        let opts = if leaf_boxes {
+            QueryOptions::default().leaf_boxes()
+        } else {
+            QueryOptions::default()
+        };
+        for (i, pose) in read_poses(&poses).unwrap().iter().enumerate() {
+            let o = &lines[i];
+            let want = collide(&t, &Isometry::identity(), &t, &pose.pose_ab, &opts);
+            let got: Vec<(u32, u32)> = o["contacts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| (p[0].as_u64().unwrap() as u32, p[1].as_u64().unwrap() as u32))
+                .collect();
+            assert_eq!(got, want.sorted_contacts(), "{preset} {extra:?} pose {i}");
+            assert_eq!(
+                (o["bv_tests"].as_u64(), o["tri_tests"].as_u64()),
+                (Some(want.bv_tests), Some(want.tri_tests)),
+                "{preset} {extra:?} pose {i}"
+            );
+        }
+    }
+}

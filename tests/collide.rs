@@ -361,6 +361,7 @@ proptest! {
 /// same counts, on pools of 1, 2 and 3 threads: teapot poses from the reference set and a deep
 /// overlap (the bunny against a slightly moved copy of itself).
 #[test]
+#[cfg(feature = "parallel")]
 fn parallel_query_equals_sequential() {
     use obbtree::query::{With, collide_with};
     let teapot = Bvh::<Obb>::build(load("teapot.obj"), &BuildOptions::default());

@@ -142,6 +142,70 @@ fn non_finite_coordinate() {
     assert!(matches!(e, MeshError::NonFinite { vertex: 0, .. }));
 }
 
+/// A coordinate beyond ±1e30 names the file, its line and the file's 1-based vertex number, as
+/// the other loader errors do: not the 0-based index into the vertices the faces use.
+#[test]
+fn out_of_range_coordinate_names_the_line_and_vertex() {
+    let cases = [
+        // The vertex after a comment line: line 4, the file's third vertex.
+        (
+            "big.obj",
+            "v 0 0 0\nv 1 0 0\n# c\nv 0 -2e30 0\nf 1 2 3\n",
+            4,
+            3,
+            -2e30,
+        ),
+        // Beyond the limit only once divided by w.
+        (
+            "big_w.obj",
+            "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 6e29 0.5\nf 1 2 3\n",
+            4,
+            4,
+            1.2e30,
+        ),
+        // A vertex no face uses, before those the faces use (it is not in the mesh's vertices).
+        (
+            "unused.obj",
+            "v 5e30 0 0\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 2 3 4\n",
+            1,
+            1,
+            5e30,
+        ),
+    ];
+    for (name, text, line, vertex, value) in cases {
+        let e = obj_error(name, text, line);
+        let msg = e.to_string();
+        match e {
+            MeshError::ObjOutOfRange {
+                line: l,
+                vertex: v,
+                value: x,
+                limit,
+                ..
+            } => {
+                assert_eq!(
+                    (l, v, x, limit),
+                    (line, vertex, value, obbtree::mesh::MAX_COORDINATE),
+                    "{name}"
+                );
+                assert!(
+                    msg.ends_with(&format!(
+                        "{name}, line {line}: vertex {vertex} has the coordinate {value:e}, beyond the limit of ±1e30"
+                    )),
+                    "{msg}"
+                );
+            }
+            e => panic!("{name}: {e:?}"),
+        }
+    }
+    // The limit itself loads.
+    let p = temp(
+        "limit.obj",
+        "v -1e30 0 0\nv 1e30 0 0\nv 0 1e30 1e30\nf 1 2 3\n",
+    );
+    assert_eq!(load_obj(&p).unwrap().triangle_count(), 1);
+}
+
 #[test]
 fn index_out_of_range() {
     let e = TriMesh::new(

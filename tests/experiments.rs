@@ -15,13 +15,17 @@ fn run(e: Experiment) -> tempfile::TempDir {
     let out = dir.path();
     let mut settings = Settings::new(out);
     settings.quick = true;
-    let mut calls = 0u64;
+    let mut last = None;
     let outcome = experiments::run(e, &settings, &mut |_, done, total| {
         assert!(done <= total, "progress {done}/{total}");
-        calls += 1;
+        last = Some((done, total));
     })
     .unwrap_or_else(|err| panic!("{}: {err}", e.name()));
-    assert!(calls > 0, "{}: progress was reported", e.name());
+    // The last report is of all the work done.
+    match last {
+        Some((done, total)) => assert!(done == total && total > 0, "{}: {done}/{total}", e.name()),
+        None => panic!("{}: no progress was reported", e.name()),
+    }
     // The summary has the claims table, one line per claim.
     let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(
@@ -96,7 +100,16 @@ fn parallel_proximity_obb_slope_is_shallower_than_aabb() {
     let dir = run(Experiment::ParallelProximity);
     let out = dir.path();
     let r: Vec<ProximityRow> = rows(&out.join("parallel-proximity.csv"));
-    assert!(r.len() >= 10);
+    // Quick: ε from 1 down to 1e-6, three points per decade.
+    assert_eq!(r.len(), 19);
+    for (k, x) in r.iter().enumerate() {
+        let want = 10f64.powf(-(k as f64) / 3.0);
+        assert!(
+            (x.epsilon - want).abs() <= 1e-12 * want,
+            "row {k}: ε {}",
+            x.epsilon
+        );
+    }
     let (obb, aabb) = (
         steepest(&r, |x| x.obb_box_tests),
         steepest(&r, |x| x.aabb_box_tests),
@@ -155,12 +168,88 @@ struct PlacementRow {
 #[derive(serde::Deserialize)]
 struct TimingRow {
     model: String,
-    build_aabb_s: f64,
-    refit_aabb_ms: f64,
+}
+
+/// The experiment's refit, checked by what it computes rather than how long it takes: each
+/// model's AABB tree with every vertex moved by about 1% of the model's size (the experiment's
+/// deformation) keeps its shape, validates, holds the smallest box of its subtree's vertices at
+/// every node (up to the stored boxes' padding), and answers as an OBB tree built on the moved
+/// mesh.
+fn check_refit(file: &str) {
+    use obbtree::prelude::*;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(file);
+    let mesh = load_obj(&path).unwrap();
+    let tree = Bvh::<Aabb>::build(mesh.clone(), &BuildOptions::default());
+    let (lo, hi) = mesh.bounds();
+    let wobble = 0.01 * (hi - lo).norm();
+    let moved: Vec<Point> = mesh
+        .vertices()
+        .iter()
+        .map(|p| p + Vector::new(p.y.sin(), p.z.cos(), p.x.sin()) * wobble)
+        .collect();
+    let mut refitted = tree.clone();
+    refitted.set_vertices(moved).unwrap();
+    refitted.validate().unwrap();
+    let moved = refitted.mesh().clone();
+    // The same shape: children and leaves as before.
+    for i in 0..tree.nodes().len() {
+        assert_eq!(
+            refitted.nodes()[i].children(),
+            tree.nodes()[i].children(),
+            "{file} node {i}"
+        );
+        assert_eq!(refitted.leaf_triangle(i), tree.leaf_triangle(i));
+    }
+    // Every node's box is the smallest around its subtree's vertices (in the tree's frame).
+    let origin = refitted.origin();
+    let mut points = vec![Vec::new(); tree.nodes().len()];
+    for i in (0..tree.nodes().len()).rev() {
+        points[i] = match tree.nodes()[i].children() {
+            None => moved
+                .triangle(tree.leaf_triangle(i).unwrap() as usize)
+                .map(|p| p - origin)
+                .to_vec(),
+            Some((l, r)) => [points[l].as_slice(), points[r].as_slice()].concat(),
+        };
+        let fresh = Aabb::from_points(points[i].iter().copied());
+        let got = refitted.nodes()[i].bv;
+        let tol = 2e-6 * (fresh.half_extents().sum() + fresh.center().coords.amax()) + 1e-12;
+        assert!(
+            (got.mins() - fresh.mins()).amax() <= tol && (got.maxs() - fresh.maxs()).amax() <= tol,
+            "{file} node {i}: {got:?} vs {fresh:?}"
+        );
+        if let Some((l, r)) = tree.nodes()[i].children() {
+            points[l] = Vec::new();
+            points[r] = Vec::new();
+        }
+    }
+    // Queries on the refitted tree equal an OBB tree's built on the moved mesh.
+    let rebuilt = Bvh::<Obb>::build(moved.clone(), &BuildOptions::default());
+    let other = Bvh::<Aabb>::build(mesh.clone(), &BuildOptions::default());
+    let other_obb = Bvh::<Obb>::build(mesh, &BuildOptions::default());
+    let id = Isometry::identity();
+    for pose in [
+        Isometry::identity(),
+        Isometry::new(
+            Vector::new(0.3 * wobble, 0.0, 0.0),
+            Vector::new(0.0, 0.2, 0.0),
+        ),
+        Isometry::new(
+            Vector::new(0.0, 20.0 * wobble, 0.0),
+            Vector::new(0.1, 0.0, 0.3),
+        ),
+    ] {
+        let opts = QueryOptions::default();
+        let got = collide(&refitted, &id, &other, &pose, &opts).sorted_contacts();
+        let want = collide(&rebuilt, &id, &other_obb, &pose, &opts).sorted_contacts();
+        assert_eq!(got, want, "{file} {pose}");
+    }
 }
 
 #[test]
-fn random_placements_aabb_needs_more_box_tests_and_refit_beats_rebuild() {
+fn random_placements_aabb_needs_more_box_tests_and_refit_keeps_the_tree() {
     let dir = run(Experiment::RandomPlacements);
     let out = dir.path();
     let r: Vec<PlacementRow> = rows(&out.join("random-placements.csv"));
@@ -194,15 +283,10 @@ fn random_placements_aabb_needs_more_box_tests_and_refit_beats_rebuild() {
         o.n_p
     );
     let t: Vec<TimingRow> = rows(&out.join("random-placements-times.csv"));
-    assert_eq!(t.len(), 3);
-    for x in &t {
-        assert!(
-            x.refit_aabb_ms < x.build_aabb_s * 1e3,
-            "{}: refit {} ms vs rebuild {} ms",
-            x.model,
-            x.refit_aabb_ms,
-            x.build_aabb_s * 1e3
-        );
+    let models: Vec<&str> = t.iter().map(|x| x.model.as_str()).collect();
+    assert_eq!(models, ["torus", "f-16", "teapot"]);
+    for file in ["torus.obj", "f-16.obj", "teapot.obj"] {
+        check_refit(file);
     }
     assert_plot(out, "random-placements-box-tests");
     assert_plot(out, "random-placements-time");
@@ -215,6 +299,7 @@ struct SeparationRow {
     run: usize,
     bv: String,
     policy: String,
+    steps: usize,
     bv_tests: u64,
 }
 
@@ -225,16 +310,19 @@ fn separation_list_deferred_saves_tests_on_coherent_motion() {
     let r: Vec<SeparationRow> = rows(&out.join("separation-list.csv"));
     // The coherent motion is spot's 1° one.
     for bv in ["sphere", "obb", "aabb"] {
-        let total = |policy: &str| {
-            r.iter()
-                .filter(|x| {
-                    x.model == "spot" && x.rotation_deg == 1.0 && x.bv == bv && x.policy == policy
-                })
-                .map(|x| x.bv_tests)
-                .sum::<u64>()
+        let rows_of = |policy: &'static str| {
+            r.iter().filter(move |x| {
+                x.model == "spot" && x.rotation_deg == 1.0 && x.bv == bv && x.policy == policy
+            })
         };
+        let total = |policy: &'static str| rows_of(policy).map(|x| x.bv_tests).sum::<u64>();
         let (top, deferred) = (total("top-down"), total("deferred"));
-        assert!(top > 0);
+        // Each step queries the 36 pairs, and a query from the root pair tests it at least.
+        let queries = 36 * rows_of("top-down").map(|x| x.steps as u64).sum::<u64>();
+        assert!(
+            queries > 0 && top >= queries,
+            "{bv}: {top} volume tests, {queries} queries"
+        );
         assert!(
             deferred < top,
             "{bv}: deferred separation list {deferred} volume tests, top-down {top}"

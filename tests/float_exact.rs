@@ -1044,7 +1044,12 @@ fn full_query_on_touching_soups() {
 fn beyond_single_precision_is_refused() {
     let path = temp_file("huge.obj", "v 1e39 0 0\nv 0 1e39 0\nv 0 0 1e39\nf 1 2 3\n");
     match load_obj(&path).unwrap_err() {
-        MeshError::OutOfRange { vertex, value, .. } => assert_eq!((vertex, value), (0, 1e39)),
+        MeshError::ObjOutOfRange {
+            line,
+            vertex,
+            value,
+            ..
+        } => assert_eq!((line, vertex, value), (1, 1, 1e39)),
         e => panic!("{e:?}"),
     }
 }

@@ -46,7 +46,7 @@ pub enum SplitRule {
     #[default]
     Binned,
     /// At the mean of the triangles' centroids along the longest axis, else the next
-    /// (Gottschalk et al. 1996, §4, RAPID's rule).
+    /// (Gottschalk et al. 1996, §4; the nearest to RAPID's rule, see [`BuildOptions::rapid`]).
     Mean,
     /// At the median of the triangles' centroids: balanced trees (§4).
     Median,
@@ -63,7 +63,8 @@ pub struct BuildOptions {
     /// How OBBs are oriented.
     pub fit: ObbFit,
     /// Build large subtrees on several threads (rayon). The tree is the same either way.
-    /// Default: on, except on wasm32 (no threads).
+    /// Default: on, except on wasm32 (no threads). Without the crate's `parallel` feature there
+    /// is no rayon and the build runs on the calling thread whatever this says.
     pub parallel: bool,
 }
 
@@ -86,9 +87,39 @@ impl BuildOptions {
             ..Self::default()
         }
     }
+
+    /// RAPID 2.01's settings, for a side-by-side with it: OBBs fitted to the covariance of the
+    /// group's triangles ([`ObbFit::Triangles`], RAPID's `build.C`, no hull), cut at the mean of
+    /// the triangles' centroids ([`SplitRule::Mean`]). The nearest rule, not RAPID's to the
+    /// letter: RAPID cuts along the covariance's principal axis at the area-weighted mean of the
+    /// centroids and halves a group by count where that fails; `Mean` cuts the box's longest
+    /// axis at the plain mean, then tries the other two axes (§4).
+    pub fn rapid() -> Self {
+        Self {
+            split: SplitRule::Mean,
+            fit: ObbFit::Triangles,
+            ..Self::default()
+        }
+    }
+
+    /// The 1996 paper's settings (Gottschalk, Lin, Manocha, §4): OBBs fitted to the covariance
+    /// of the group's convex hull in closed form ([`ObbFit::Hull`]), cut across the box's
+    /// longest axis at the mean point of the vertices, else across the next
+    /// ([`SplitRule::Mean`], §4's subdivision rule). Groups of 4,096 triangles or more take
+    /// their split axes from the triangles' covariance (they are boxed after their children).
+    /// The paper's traversal tests every leaf by its box: query with
+    /// [`crate::query::QueryOptions::leaf_boxes`].
+    pub fn paper() -> Self {
+        Self {
+            split: SplitRule::Mean,
+            fit: ObbFit::Hull,
+            ..Self::default()
+        }
+    }
 }
 
 /// Groups at least this large are split on two threads.
+#[cfg(feature = "parallel")]
 const PARALLEL_MIN: usize = 4096;
 
 /// The current group's vertices and per-group storage of the split, reused from group to group.
@@ -351,6 +382,7 @@ fn build_children<B: BoundingVolume>(
     options: &BuildOptions,
     hulls: [Option<&mut Vec<u32>>; 2],
 ) -> usize {
+    #[cfg(feature = "parallel")]
     let n = tris.len();
     let [left_hull, right_hull] = hulls;
     let (pair, rest) = below.split_at_mut(2);
@@ -382,12 +414,15 @@ fn build_children<B: BoundingVolume>(
             right_hull,
         )
     };
+    #[cfg(feature = "parallel")]
     let (dl, dr) = if options.parallel && n >= PARALLEL_MIN {
         let mut other = Scratch::new(frame.mesh.vertices().len());
         rayon::join(|| left(scratch), || right(&mut other))
     } else {
         (left(scratch), right(scratch))
     };
+    #[cfg(not(feature = "parallel"))]
+    let (dl, dr) = (left(scratch), right(scratch));
     1 + dl.max(dr)
 }
 

@@ -143,8 +143,8 @@ impl<B: BoundingVolume> Bvh<B> {
     /// Builds the hierarchy top-down (Gottschalk et al. 1996, §4): fit a volume to the group,
     /// split the group by a plane orthogonal to one of the volume's axes, chosen by
     /// [`BuildOptions::split`] (by count if no axis separates), recurse. Large
-    /// groups are built on several threads (rayon); the result does not depend on the thread
-    /// count.
+    /// groups are built on several threads (rayon, with the `parallel` feature); the result does
+    /// not depend on the thread count.
     ///
     /// # Examples
     /// ```

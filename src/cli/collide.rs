@@ -38,9 +38,15 @@ pub struct Args {
     /// its triangle (the default for OBB trees: fewer tests of both kinds).
     #[arg(long)]
     pub leaf_boxes: bool,
-    /// Split rule of the hierarchy builder.
-    #[arg(long, value_enum, default_value = "binned")]
-    pub split: SplitRule,
+    /// Settings to start from: `default` (this crate's), `rapid` (RAPID 2.01's fit and split,
+    /// leaf boxes: `BuildOptions::rapid`) or `paper` (the 1996 paper's §4 hull fit and mean
+    /// split, leaf boxes: `BuildOptions::paper`). `--split` and `--fit` override its build
+    /// options.
+    #[arg(long, value_enum, default_value = "default")]
+    pub preset: Preset,
+    /// Split rule of the hierarchy builder [default: binned, or the preset's].
+    #[arg(long, value_enum)]
+    pub split: Option<SplitRule>,
     /// Where each query starts: from the root pair (`top-down`, the default: every pose on its
     /// own) or from the previous pose's separation list (`predicted`, `deferred`: Li & Chen §4,
     /// for a pose file that is a coherent path; the same contacts, fewer box tests).
@@ -53,9 +59,21 @@ pub struct Args {
     /// How OBBs are oriented: least-volume (the §4 hull fit turned to the least volume it
     /// reaches, for groups of up to seven points the triangles' fit turned, and for groups of
     /// more than 128 points also the model axes turned, the lesser kept), smallest (the least surface of the §4 fit, the triangles' fit and the model axes,
-    /// unturned), hull (§4 alone) or triangles (RAPID's).
-    #[arg(long, value_enum, default_value = "least-volume")]
-    pub fit: ObbFit,
+    /// unturned), hull (§4 alone) or triangles (RAPID's) [default: least-volume, or the
+    /// preset's].
+    #[arg(long, value_enum)]
+    pub fit: Option<ObbFit>,
+}
+
+/// The settings `collide --preset` starts from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Preset {
+    /// `BuildOptions::default()`, leaf triangles.
+    Default,
+    /// `BuildOptions::rapid()`, leaf boxes.
+    Rapid,
+    /// `BuildOptions::paper()`, leaf boxes.
+    Paper,
 }
 
 /// Runs `obbtree collide`.
@@ -69,10 +87,15 @@ pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let mesh_a = load_obj(&args.a)?;
     let mesh_b = load_obj(&args.b)?;
     let poses = read_poses(&args.poses)?;
+    let preset = match args.preset {
+        Preset::Default => BuildOptions::default(),
+        Preset::Rapid => BuildOptions::rapid(),
+        Preset::Paper => BuildOptions::paper(),
+    };
     let build = BuildOptions {
-        split: args.split,
-        fit: args.fit,
-        ..BuildOptions::default()
+        split: args.split.unwrap_or(preset.split),
+        fit: args.fit.unwrap_or(preset.fit),
+        ..preset
     };
     let options = QueryOptions {
         mode: if args.first_contact {
@@ -87,7 +110,7 @@ pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             } else {
                 SatMode::Full
             },
-            leaf_triangles: !args.leaf_boxes,
+            leaf_triangles: !args.leaf_boxes && args.preset == Preset::Default,
         },
     };
     match args.bv {
@@ -241,7 +264,7 @@ fn run_with<B: BoundingVolume>(
     }
     bar.finish_and_clear();
     let mean = micros.iter().sum::<f64>() / micros.len() as f64;
-    let median = obbtree::math::median(&mut micros);
+    let median = obbtree::timing::median(&mut micros);
     if args.json {
         let summary = serde_json::json!({"summary": {
             "poses": poses.len(),

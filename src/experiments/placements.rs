@@ -7,12 +7,13 @@ use super::report::{CsvFile, Figure, Report, Section, Table, thousands};
 use super::{Claim, ExperimentError, Progress, Settings, load_centered, shoemake};
 use crate::bv::{Aabb, BoundingVolume, BvKind, Obb, OverlapOptions, SatMode};
 use crate::bvh::Bvh;
-use crate::math::{Matrix3, Point, UnitQuaternion, Vector, median, timed, transform_point};
+use crate::math::{Matrix3, Point, UnitQuaternion, Vector, transform_point};
 use crate::mesh::TriMesh;
 use crate::query::{
     CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy, With,
     collide_with, triangles_intersect,
 };
+use crate::timing::{median, timed};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use std::hint::black_box;

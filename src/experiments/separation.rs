@@ -8,10 +8,11 @@ use super::report::{CsvFile, Figure, Report, Section, Table, thousands};
 use super::{Claim, Experiment, ExperimentError, Progress, Settings, load_centered, shoemake};
 use crate::bv::{Aabb, BoundingVolume, BvKind, Obb, Sphere};
 use crate::bvh::Bvh;
-use crate::math::{Isometry, Matrix3, UnitQuaternion, Vector, relative_pose, timed};
+use crate::math::{Isometry, Matrix3, UnitQuaternion, Vector, relative_pose};
 use crate::query::{
     CollisionReport, QueryOptions, SeparationList, SeparationPolicy, With, collide_with,
 };
+use crate::timing::timed;
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 

@@ -23,14 +23,6 @@ pub enum MeshError {
         /// The operating system's error.
         source: std::io::Error,
     },
-    /// The OBJ parser rejected the file.
-    #[error("cannot parse OBJ file {path}: {message}")]
-    Parse {
-        /// The file.
-        path: PathBuf,
-        /// What tobj reported (and, where it can be found, the offending line).
-        message: String,
-    },
     /// A vertex coordinate is NaN or infinite.
     #[error("{origin}: vertex {vertex} has a non-finite coordinate ({x}, {y}, {z})")]
     NonFinite {
@@ -150,6 +142,25 @@ pub enum MeshError {
         /// The coordinates as read.
         z: Real,
     },
+    /// An OBJ vertex has a coordinate larger in magnitude than [`MAX_COORDINATE`] (after
+    /// division by its w), as [`MeshError::OutOfRange`] for a mesh made in memory.
+    #[error(
+        "{path}, line {line}: vertex {vertex} has the coordinate {}, beyond the limit of ±{}",
+        short_number(*.value),
+        short_number(*.limit)
+    )]
+    ObjOutOfRange {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// The vertex's number in the file (1-based, as faces refer to it).
+        vertex: usize,
+        /// The offending coordinate.
+        value: Real,
+        /// [`MAX_COORDINATE`].
+        limit: Real,
+    },
 }
 
 /// The largest coordinate magnitude a mesh may have: `1e30`.
@@ -158,7 +169,7 @@ pub enum MeshError {
 /// ([`crate::bvh::Bvh::origin`]), so a model may sit anywhere, but its extent must stay well
 /// inside `f32`'s range (±3.4e38) for the stored volumes and the sums of the separating axis test
 /// to stay finite. Coordinates beyond it are rejected when a mesh is made
-/// ([`MeshError::OutOfRange`]) rather than answered wrongly. Small coordinates have no lower
+/// ([`MeshError::OutOfRange`], [`MeshError::ObjOutOfRange`] from a file) rather than answered wrongly. Small coordinates have no lower
 /// limit: the triangle test is exact for any finite input, and volumes of models far below `f32`'s
 /// normal range (about 1e-38) are merely looser.
 pub const MAX_COORDINATE: Real = 1e30;

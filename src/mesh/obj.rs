@@ -1,6 +1,6 @@
 //! OBJ loading: vertex positions and faces, every error with its line.
 
-use super::{MeshError, TriMesh};
+use super::{MAX_COORDINATE, MeshError, TriMesh};
 use crate::math::Point;
 use std::path::Path;
 
@@ -39,8 +39,9 @@ use std::path::Path;
 /// an integer, `w = 0`, invalid UTF-8 in a `v` or `f` statement, binary data),
 /// [`MeshError::ObjShortFace`], [`MeshError::ObjFaceIndex`] (index 0, or beyond the vertices),
 /// [`MeshError::ObjNonFinite`] (a coordinate that is NaN or infinite, also in a vertex no face
-/// uses). Then the validation errors of [`TriMesh::new`]: [`MeshError::Empty`] (no faces),
-/// [`MeshError::TooLarge`].
+/// uses), [`MeshError::ObjOutOfRange`] (a coordinate beyond [`super::MAX_COORDINATE`], also in a
+/// vertex no face uses). Then the validation errors of [`TriMesh::new`]: [`MeshError::Empty`] (no
+/// faces), [`MeshError::TooLarge`].
 ///
 /// # Examples
 /// ```
@@ -239,6 +240,15 @@ fn parse_vertex<'a>(
             x: xyz[0],
             y: xyz[1],
             z: xyz[2],
+        });
+    }
+    if let Some(&value) = xyz.iter().find(|c| c.abs() > MAX_COORDINATE) {
+        return Err(MeshError::ObjOutOfRange {
+            path: path.to_path_buf(),
+            line,
+            vertex: p.positions.len() + 1,
+            value,
+            limit: MAX_COORDINATE,
         });
     }
     p.positions.push(Point::new(xyz[0], xyz[1], xyz[2]));

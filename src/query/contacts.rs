@@ -21,10 +21,6 @@ pub(super) struct Contacts<'u> {
 }
 
 impl<'u> Contacts<'u> {
-    pub(super) fn new(first: bool, until: Option<&'u mut dyn FnMut(u32, u32) -> bool>) -> Self {
-        Self::with_storage(first, until, Vec::new())
-    }
-
     /// A visitor that appends to `contacts` (its allocation reused).
     pub(super) fn with_storage(
         first: bool,

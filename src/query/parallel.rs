@@ -71,7 +71,7 @@ pub(super) fn collide<B: BoundingVolume>(
     let parts: Vec<CollisionReport> = rest
         .par_chunks(chunk)
         .map(|items| {
-            let mut contacts = Contacts::new(false, None);
+            let mut contacts = Contacts::with_storage(false, None, Vec::new());
             let mut w = Walk::new(a, b, rot_ab, pos_ab, &options.overlap, false);
             for &it in items {
                 item(&mut w, &mut contacts, it);

@@ -165,6 +165,7 @@ const FAR: Real = 1e35;
 /// Which node of a pair's parent pair was split to make it: it decides which leaf's triangle
 /// stands for its volume ([`Walk::overlaps`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
 pub(super) enum Parent {
     /// The root pair or a pair a query starts from.
     None,
@@ -200,6 +201,7 @@ fn walk_bounds(depth_a: usize, depth_b: usize) -> (usize, usize) {
 }
 
 /// What lies below an overlapping pair ([`Walk::expand`]).
+#[cfg(feature = "parallel")]
 pub(super) enum Below {
     /// The volumes are disjoint.
     Nothing,
@@ -435,6 +437,7 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
 
     /// One volume test of the pair (a, b) and what lies below it, without going there (the
     /// same test and descend rule as the walk): [`super::parallel`]'s frontier.
+    #[cfg(feature = "parallel")]
     pub(super) fn expand(&mut self, a: usize, b: usize, parent: Parent) -> Below {
         let pb = self.place(b);
         self.bv_tests += 1;
@@ -826,14 +829,14 @@ mod tests {
             tri_tests: c.tri_tests,
         };
         let first = options.mode == crate::query::ContactMode::FirstContact;
-        let mut plain = Contacts::new(first, None);
+        let mut plain = Contacts::with_storage(first, None, Vec::new());
         let c = run(a, b, rot, pos, options, exact, &mut plain);
         let plain = (report(plain.contacts, c), Vec::new());
-        let mut traced = Traced::new(Contacts::new(first, None), Vec::new());
+        let mut traced = Traced::new(Contacts::with_storage(first, None, Vec::new()), Vec::new());
         let c = run(a, b, rot, pos, options, exact, &mut traced);
         let (inner, pairs) = traced.into_parts();
         let traced = (report(inner.contacts, c), pairs);
-        let mut cut = Cut::new(Contacts::new(first, None), Vec::new());
+        let mut cut = Cut::new(Contacts::with_storage(first, None, Vec::new()), Vec::new());
         let c = run(a, b, rot, pos, options, exact, &mut cut);
         let (inner, pairs) = cut.into_parts();
         let cut = (report(inner.contacts, c), pairs);

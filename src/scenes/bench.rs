@@ -10,12 +10,12 @@
 use super::{PaperRow, Scene, SceneId, SceneSpec};
 use crate::bv::{BoundingVolume, BvKind};
 use crate::bvh::{BuildOptions, Bvh};
-use crate::math::relative_parts;
-use crate::math::{Isometry, median, timed};
+use crate::math::{Isometry, relative_parts};
 use crate::query::{
     CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy, With,
     collide_with,
 };
+use crate::timing::{median, timed};
 use serde::Serialize;
 
 /// One row of Table 3, measured here. Times are wall-clock on this machine.
