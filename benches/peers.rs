@@ -168,7 +168,15 @@ fn main() {
                 let t = Instant::now();
                 {
                     let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), pose_ab);
-                    collide_with(&a, &b, &rot_ab, &pos_ab, &options, With::default(), report)
+                    collide_with(
+                        &a,
+                        &b,
+                        &rot_ab,
+                        &pos_ab,
+                        &options,
+                        CollideWith::default(),
+                        report,
+                    )
                 };
                 t.elapsed().as_secs_f64() * 1e6
             };

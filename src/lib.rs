@@ -85,6 +85,6 @@ pub mod prelude {
     pub use crate::math::{Isometry, Matrix3, Point, Real, Vector};
     pub use crate::mesh::{MeshError, TriMesh, load_obj};
     pub use crate::query::{
-        CollisionReport, ContactMode, QueryOptions, With, collide, collide_with,
+        CollideWith, CollisionReport, ContactMode, QueryOptions, collide, collide_with,
     };
 }

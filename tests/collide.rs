@@ -4,7 +4,7 @@
 mod common;
 use common::*;
 use obbtree::prelude::*;
-use obbtree::query::{With, brute_force, brute_force_posed, collide_with};
+use obbtree::query::{CollideWith, brute_force, brute_force_posed, collide_with};
 use proptest::prelude::*;
 
 fn trees(m: &TriMesh) -> (Bvh<Obb>, Bvh<Aabb>, Bvh<Sphere>) {
@@ -77,12 +77,12 @@ fn check_all(
         ..Default::default()
     };
     let mut r = CollisionReport::default();
-    collide_with(&oa, &ob, rot, pos, &lite, With::default(), &mut r);
+    collide_with(&oa, &ob, rot, pos, &lite, CollideWith::default(), &mut r);
     prop_assert_eq!(sorted(r.contacts.clone()), truth.clone(), "OBB, SAT lite");
     // The OBB trees above test a leaf's triangle against internal nodes (the default); the
     // papers' rule tests its box, and must agree too.
     let boxes = QueryOptions::default().leaf_boxes();
-    collide_with(&oa, &ob, rot, pos, &boxes, With::default(), &mut r);
+    collide_with(&oa, &ob, rot, pos, &boxes, CollideWith::default(), &mut r);
     prop_assert_eq!(sorted(r.contacts.clone()), truth.clone(), "OBB, leaf boxes");
     // First contact agrees on whether there is one, and finds a real one.
     collide_with(
@@ -91,7 +91,7 @@ fn check_all(
         rot,
         pos,
         &QueryOptions::first_contact(),
-        With::default(),
+        CollideWith::default(),
         &mut r,
     );
     prop_assert_eq!(r.colliding(), !truth.is_empty());
@@ -310,7 +310,15 @@ fn regression_sliver_corner_touches_points() {
         QueryOptions::default().leaf_boxes(),
     ] {
         let mut r = CollisionReport::default();
-        collide_with(&oa, &ob, &rot, &pos, &options, With::default(), &mut r);
+        collide_with(
+            &oa,
+            &ob,
+            &rot,
+            &pos,
+            &options,
+            CollideWith::default(),
+            &mut r,
+        );
         assert_eq!(sorted(r.contacts), truth, "{options:?}");
     }
 }
@@ -320,7 +328,15 @@ fn traced_counts<B: BoundingVolume>(a: &Bvh<B>, b: &Bvh<B>, pose: &Isometry) {
     let pos = pose.translation.vector;
     let options = QueryOptions::default();
     let mut plain = CollisionReport::default();
-    collide_with(a, b, &rot, &pos, &options, With::default(), &mut plain);
+    collide_with(
+        a,
+        b,
+        &rot,
+        &pos,
+        &options,
+        CollideWith::default(),
+        &mut plain,
+    );
     let mut traced = CollisionReport::default();
     let mut pairs = Vec::new();
     obbtree::query::collide_with(
@@ -329,7 +345,7 @@ fn traced_counts<B: BoundingVolume>(a: &Bvh<B>, b: &Bvh<B>, pose: &Isometry) {
         &rot,
         &pos,
         &options,
-        With::trace(&mut pairs),
+        CollideWith::trace(&mut pairs),
         &mut traced,
     );
     assert_eq!(traced, plain);
@@ -363,7 +379,7 @@ proptest! {
 #[test]
 #[cfg(feature = "parallel")]
 fn parallel_query_equals_sequential() {
-    use obbtree::query::{With, collide_with};
+    use obbtree::query::{CollideWith, collide_with};
     let teapot = Bvh::<Obb>::build(load("teapot.obj"), &BuildOptions::default());
     let bunny = Bvh::<Obb>::build(load("stanford-bunny.obj"), &BuildOptions::default());
     let poses = obbtree::pose::read_poses(data("teapot_random.txt")).unwrap();
@@ -391,7 +407,7 @@ fn parallel_query_equals_sequential() {
                 rot,
                 pos,
                 &QueryOptions::default(),
-                With::default(),
+                CollideWith::default(),
                 &mut seq,
             );
             let mut par = CollisionReport::default();
@@ -402,7 +418,7 @@ fn parallel_query_equals_sequential() {
                     rot,
                     pos,
                     &QueryOptions::default(),
-                    With::parallel(),
+                    CollideWith::parallel(),
                     &mut par,
                 )
             });

@@ -8,7 +8,7 @@ mod common;
 use common::*;
 use obbtree::mesh::MAX_COORDINATE;
 use obbtree::prelude::*;
-use obbtree::query::{With, brute_force, collide_with};
+use obbtree::query::{CollideWith, brute_force, collide_with};
 use proptest::prelude::*;
 
 fn shifted(m: &TriMesh, by: Vector) -> TriMesh {
@@ -46,7 +46,7 @@ fn query<B: BoundingVolume>(
         mode,
         ..QueryOptions::default()
     };
-    collide_with(a, b, rot, pos, &options, With::default(), &mut r);
+    collide_with(a, b, rot, pos, &options, CollideWith::default(), &mut r);
     r.contacts.sort_unstable();
     r
 }

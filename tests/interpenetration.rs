@@ -18,7 +18,7 @@ use common::{edges_through, passes_through};
 use obbtree::bvh::{BuildOptions, ObbTree};
 use obbtree::math::relative_parts;
 use obbtree::math::{Isometry, Point};
-use obbtree::query::{CollisionReport, QueryOptions, With, collide_with};
+use obbtree::query::{CollideWith, CollisionReport, QueryOptions, collide_with};
 use obbtree::scenes::{self, SceneId, SceneSpec, dynamics::DynamicsConfig};
 use std::path::Path;
 
@@ -40,7 +40,7 @@ fn check(id: SceneId) -> (usize, u64, Vec<String>) {
                 &rot_ab,
                 &pos_ab,
                 &QueryOptions::default(),
-                With::default(),
+                CollideWith::default(),
                 &mut report,
             )
         };

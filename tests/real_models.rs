@@ -58,7 +58,7 @@ fn check_reference<B: BoundingVolume>(poses: &str, reference_file: &str, build: 
                 &rot_ab,
                 &pos_ab,
                 &QueryOptions::default(),
-                With::default(),
+                CollideWith::default(),
                 &mut report,
             )
         };
@@ -78,7 +78,7 @@ fn check_reference<B: BoundingVolume>(poses: &str, reference_file: &str, build: 
                 &rot_ab,
                 &pos_ab,
                 &QueryOptions::first_contact(),
-                With::default(),
+                CollideWith::default(),
                 &mut first,
             )
         };

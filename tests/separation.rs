@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 use obbtree::prelude::*;
-use obbtree::query::{SeparationList, SeparationPolicy, With, collide_with};
+use obbtree::query::{CollideWith, SeparationList, SeparationPolicy, collide_with};
 use proptest::prelude::*;
 
 /// Leaves under each node of a hierarchy.
@@ -104,7 +104,15 @@ fn check_walk<B: BoundingVolume>(
     for (dt, dr) in steps {
         pose = Isometry::new(*dt, *dr) * pose;
         let (rot, pos) = (rot_of(&pose), pose.translation.vector);
-        collide_with(&a, &b, &rot, &pos, &options, With::default(), &mut top);
+        collide_with(
+            &a,
+            &b,
+            &rot,
+            &pos,
+            &options,
+            CollideWith::default(),
+            &mut top,
+        );
         for list in &mut lists {
             collide_with(
                 &a,
@@ -112,7 +120,7 @@ fn check_walk<B: BoundingVolume>(
                 &rot,
                 &pos,
                 &options,
-                With::separation(list),
+                CollideWith::separation(list),
                 &mut inc,
             );
             match mode {
@@ -172,7 +180,7 @@ fn deferred_list_saves_tests_on_coherent_motion() {
             &rot,
             &pos,
             &QueryOptions::default(),
-            With::default(),
+            CollideWith::default(),
             &mut top,
         );
         collide_with(
@@ -181,7 +189,7 @@ fn deferred_list_saves_tests_on_coherent_motion() {
             &rot,
             &pos,
             &QueryOptions::default(),
-            With::separation(&mut list),
+            CollideWith::separation(&mut list),
             &mut inc,
         );
         assert_eq!(

@@ -12,7 +12,7 @@ use super::query::QuerySettings;
 use super::scene::{CollisionScene, FrameSet, KINDS, KindVisitor, TreeKind, Trees, dispatch};
 use crate::bv::BvKind;
 use crate::math::Isometry;
-use crate::query::{CollisionReport, QueryOptions, With, collide_with};
+use crate::query::{CollideWith, CollisionReport, QueryOptions, collide_with};
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
@@ -125,7 +125,7 @@ impl KindVisitor for Job<'_> {
             &rot,
             &self.relative.translation.vector,
             self.options,
-            With::default(),
+            CollideWith::default(),
             &mut report,
         );
         (report, t.elapsed().as_secs_f64() * 1e6)

@@ -27,7 +27,7 @@ pub enum Stage {
     Overlay,
     /// The side-by-side comparison's work on the main thread (spawning, collecting).
     Compare,
-    /// Measuring the cost equation's C_v and C_p (a traced query and the triangle tests again).
+    /// Measuring the cost equation's T_0, C_v and C_p (three walks of the frame's query).
     Costs,
 }
 
@@ -66,6 +66,8 @@ pub struct FrameWork {
     pub tri_tests: u64,
     /// Contacts of the per-frame query.
     pub contacts: usize,
+    /// T_0: nanoseconds of the query's fixed cost, when measured.
+    pub t0_ns: Option<f64>,
     /// C_v: nanoseconds per box test of this frame's query, when measured.
     pub c_v_ns: Option<f64>,
     /// C_p: nanoseconds per triangle test of this frame's query, when measured.
@@ -97,6 +99,8 @@ pub struct FrameSample {
     pub tri_tests: u64,
     /// Contacts.
     pub contacts: usize,
+    /// T_0, ns of the query's fixed cost (when measured).
+    pub t0_ns: Option<f64>,
     /// C_v, ns per box test (when measured).
     pub c_v_ns: Option<f64>,
     /// C_p, ns per triangle test (when measured and N_p > 0).
@@ -206,6 +210,7 @@ fn record_frame(work: Res<FrameWork>, time: Res<Time<Real>>, mut timings: ResMut
         bv_tests: work.bv_tests,
         tri_tests: work.tri_tests,
         contacts: work.contacts,
+        t0_ns: work.t0_ns,
         c_v_ns: work.c_v_ns,
         c_p_ns: work.c_p_ns,
         engine: work.engine,

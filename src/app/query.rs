@@ -1,22 +1,22 @@
 //! The per-frame collision query (a Bevy system): the object against the environment with the
 //! chosen tree type and contact mode, from the root pair or from the last frame's separation
 //! list (Li & Chen §4); and the live terms of the paper's cost equation (1),
-//! `T = N_v · C_v + N_p · C_p`.
+//! `T = T_0 + N_v · C_v + N_p · C_p`.
 //!
-//! C_p is measured directly: the triangle pairs the query tested are found again (a traced
-//! query records every overlapping volume pair; its leaf pairs are the N_p triangle tests) and
-//! those triangle tests alone are timed. C_v is what remains of the query's time per box test:
-//! `(T − N_p · C_p) / N_v`. That measurement is timed under its own stage
-//! ([`Stage::Costs`]), not as part of the query.
+//! The constants are measured on the frame's pose by [`crate::query::cost`] (as `obbtree bench`
+//! and the criterion bench measure them): T_0 from the query's set-up walk, C_v from the walk
+//! without triangle tests, C_p from the all-contacts query; timed under their own stage
+//! ([`Stage::Costs`]), not as part of the query. Too few tests to measure: no figure.
 
 use super::metrics::{FrameWork, Stage};
 use super::motion::KindsInUse;
 use super::scene::{CollisionScene, FrameSet, KindVisitor, TreeKind, dispatch};
 use crate::bv::BvKind;
-use crate::math::{Isometry, Matrix3, Vector, transform_point};
+use crate::math::{Isometry, Matrix3, Vector};
+use crate::query::cost::{self, CostProbe, Costs};
 use crate::query::{
-    CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy, With,
-    collide_with, triangles_intersect,
+    CollideWith, CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy,
+    collide_with,
 };
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
@@ -32,7 +32,7 @@ pub struct QuerySettings {
     /// rebuild policy, instead of from the root pair (`None`, the default). Ignored while the
     /// overlay traces the overlapping volumes. The contacts are the same either way.
     pub separation: Option<SeparationPolicy>,
-    /// Measure C_v and C_p every frame (a second, traced query and the triangle tests again).
+    /// Measure T_0, C_v and C_p every frame ([`crate::query::cost`]).
     pub measure_costs: bool,
 }
 
@@ -151,7 +151,7 @@ impl KindVisitor for Query<'_> {
                 rot,
                 pos,
                 options,
-                With::trace(&mut last.overlapped),
+                CollideWith::trace(&mut last.overlapped),
                 &mut last.report,
             );
         } else if let Some(list) = self.separation {
@@ -161,11 +161,19 @@ impl KindVisitor for Query<'_> {
                 rot,
                 pos,
                 options,
-                With::separation(list),
+                CollideWith::separation(list),
                 &mut last.report,
             );
         } else {
-            collide_with(a, b, rot, pos, options, With::default(), &mut last.report);
+            collide_with(
+                a,
+                b,
+                rot,
+                pos,
+                options,
+                CollideWith::default(),
+                &mut last.report,
+            );
         }
     }
 }
@@ -219,65 +227,34 @@ fn run_query(
     work.contacts = last.report.contacts.len();
 }
 
-/// Times the triangle tests the query made: C_p.
-struct TriangleCost<'a> {
+/// Measures eq. (1)'s terms on the frame's pose ([`crate::query::cost`]): the set-up walk,
+/// the walk without triangle tests and the all-contacts query, timed in alternation.
+struct CostProbeRun<'a> {
     scene: &'a CollisionScene,
     last: &'a LastQuery,
-    options: QueryOptions,
 }
 
-impl KindVisitor for TriangleCost<'_> {
-    /// (seconds of the triangle tests, tests timed).
-    type Output = (f64, u64);
-    fn visit<B: TreeKind>(self) -> Self::Output {
+impl KindVisitor for CostProbeRun<'_> {
+    type Output = Costs;
+    fn visit<B: TreeKind>(self) -> Costs {
         let (a, b) = (
             self.scene.env.trees.get::<B>(),
             self.scene.obj.trees.get::<B>(),
         );
-        let rot = self
-            .last
-            .relative
-            .rotation
-            .to_rotation_matrix()
-            .into_inner();
-        let pos = self.last.relative.translation.vector;
-        let mut pairs = Vec::new();
-        if self.last.traced {
-            pairs.extend_from_slice(&self.last.overlapped);
-        } else {
-            let mut report = CollisionReport::default();
-            collide_with(
-                a,
-                b,
-                &rot,
-                &pos,
-                &self.options,
-                With::trace(&mut pairs),
-                &mut report,
-            );
-        }
-        // The leaf pairs: each was one triangle test.
-        let leaves: Vec<(usize, usize)> = pairs
-            .iter()
-            .filter_map(|&(i, j)| {
-                let ta = a.leaf_triangle(i as usize)?;
-                let tb = b.leaf_triangle(j as usize)?;
-                Some((ta as usize, tb as usize))
-            })
-            .collect();
-        let (ma, mb) = (a.mesh(), b.mesh());
-        let t = Instant::now();
-        let mut hits = 0u64;
-        for &(i, j) in &leaves {
-            let tb = mb.triangle(j).map(|p| transform_point(&rot, &pos, &p));
-            hits += u64::from(triangles_intersect(&ma.triangle(i), &tb));
-        }
-        let secs = t.elapsed().as_secs_f64();
-        // Keep `hits` alive so the tests are not optimised away.
-        std::hint::black_box(hits);
-        (secs, leaves.len() as u64)
+        let rel = &self.last.relative;
+        let rot = rel.rotation.to_rotation_matrix().into_inner();
+        let overlap = QueryOptions::default().overlap;
+        let mut probe = CostProbe::new(a, b, &rot, &rel.translation.vector, &overlap);
+        let start = Instant::now();
+        let mut now = || start.elapsed().as_secs_f64();
+        cost::measure(&mut probe, &mut now, COST_BATCH, COST_ROUNDS)
     }
 }
+
+/// Seconds each timed batch of a walk lasts at least, and rounds per walk: about 1 ms of a
+/// frame in all.
+const COST_BATCH: f64 = 50e-6;
+const COST_ROUNDS: usize = 3;
 
 fn measure_costs(
     scene: Res<CollisionScene>,
@@ -285,27 +262,19 @@ fn measure_costs(
     last: Res<LastQuery>,
     mut work: ResMut<FrameWork>,
 ) {
-    if !settings.measure_costs || settings.separation.is_some() || last.report.bv_tests == 0 {
+    if !settings.measure_costs || last.bv != Some(settings.bv) {
         return;
     }
     let t = Instant::now();
-    let options = QueryOptions {
-        mode: settings.mode,
-        ..QueryOptions::default()
-    };
-    let (secs, tested) = dispatch(
+    let costs = dispatch(
         settings.bv,
-        TriangleCost {
+        CostProbeRun {
             scene: &scene,
             last: &last,
-            options,
         },
     );
-    let n_p = last.report.tri_tests;
-    let c_p = (tested > 0 && tested == n_p).then(|| secs * 1e9 / tested as f64);
-    let query_ns = last.micros * 1e3;
-    let c_v = (query_ns - c_p.unwrap_or(0.0) * n_p as f64) / last.report.bv_tests as f64;
-    work.c_p_ns = c_p;
-    work.c_v_ns = (n_p == 0 || c_p.is_some()).then_some(c_v.max(0.0));
+    work.t0_ns = Some(costs.t_0() * 1e9);
+    work.c_v_ns = costs.c_v().map(|c| c * 1e9);
+    work.c_p_ns = costs.c_p().map(|c| c * 1e9);
     work.add(Stage::Costs, t);
 }

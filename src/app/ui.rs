@@ -515,17 +515,19 @@ fn metrics_section(ui: &mut egui::Ui, p: &mut Panel) {
     let opt = |x: Option<f64>, unit: &str| x.map_or("–".into(), |v| format!("{v:.1} {unit}"));
     ui.checkbox(
         &mut p.query.measure_costs,
-        "Measure C_v and C_p every frame",
+        "Measure T_0, C_v and C_p every frame",
     )
     .on_hover_text(
-        "Times the frame's triangle tests again (C_p); C_v is the rest of the query time per box test",
+        "Times three walks of the frame's pose: the set-up alone (T_0), the walk without \
+         triangle tests (C_v per box test) and the all-contacts query (C_p per triangle test); \
+         a dash where too few tests to measure",
     );
     egui::Grid::new("cost")
         .num_columns(3)
         .striped(true)
         .show(ui, |ui| {
             ui.label(format!(
-                "T = N_v·C_v + N_p·C_p ({})",
+                "T = T_0 + N_v·C_v + N_p·C_p ({})",
                 p.last.bv.map_or("", |k| k.name())
             ));
             ui.strong("frame");
@@ -551,6 +553,17 @@ fn metrics_section(ui: &mut egui::Ui, p: &mut Panel) {
                 "tri tests N_p",
                 f.tri_tests.to_string(),
                 format!("{:.0}", median(&|s| Some(s.tri_tests as f64))),
+            );
+            row(
+                "fixed cost T_0",
+                opt(f.t0_ns.map(|t| t * 1e-3), "µs"),
+                opt(
+                    t.frames
+                        .iter()
+                        .any(|s| s.t0_ns.is_some())
+                        .then(|| median(&|s| s.t0_ns.map(|t| t * 1e-3))),
+                    "µs",
+                ),
             );
             row(
                 "C_v per box test",

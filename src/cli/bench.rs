@@ -67,6 +67,15 @@ pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         println!("{}", serde_json::to_string(&row)?);
     } else {
         print!("{}", bench::format_table(&row));
+        let ns = |x: Option<f64>| x.map_or("–".to_string(), |v| format!("{:.1} ns", v * 1e9));
+        println!(
+            "cost equation T = T_0 + N_v·C_v + N_p·C_p on {} poses of the path: T_0 {:.2} µs, \
+             C_v {}, C_p {}",
+            bench::COST_SAMPLE,
+            row.costs.t_0 * 1e6,
+            ns(row.costs.c_v),
+            ns(row.costs.c_p)
+        );
         println!(
             "queries start from: {}",
             match row.start {

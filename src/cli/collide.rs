@@ -5,7 +5,7 @@ use super::progress_bar;
 use obbtree::math::relative_parts;
 use obbtree::pose::read_poses;
 use obbtree::prelude::*;
-use obbtree::query::{SeparationList, SeparationPolicy, With, collide_with};
+use obbtree::query::{CollideWith, SeparationList, SeparationPolicy, collide_with};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -173,7 +173,15 @@ fn run_with<B: BoundingVolume>(
         let start = Instant::now();
         {
             let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &pose.pose_ab);
-            collide_with(&a, &b, &rot_ab, &pos_ab, options, With::default(), report)
+            collide_with(
+                &a,
+                &b,
+                &rot_ab,
+                &pos_ab,
+                options,
+                CollideWith::default(),
+                report,
+            )
         };
         start.elapsed().as_secs_f64() * 1e6
     };
@@ -193,7 +201,7 @@ fn run_with<B: BoundingVolume>(
                     &rot,
                     &pos,
                     options,
-                    With::separation(&mut list),
+                    CollideWith::separation(&mut list),
                     &mut report,
                 );
                 let us = start.elapsed().as_secs_f64() * 1e6;

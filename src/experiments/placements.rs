@@ -7,16 +7,12 @@ use super::report::{CsvFile, Figure, Report, Section, Table, thousands};
 use super::{Claim, ExperimentError, Progress, Settings, load_centered, shoemake};
 use crate::bv::{Aabb, BoundingVolume, BvKind, Obb, OverlapOptions, SatMode};
 use crate::bvh::Bvh;
-use crate::math::{Matrix3, Point, UnitQuaternion, Vector, transform_point};
+use crate::math::{Matrix3, UnitQuaternion, Vector};
 use crate::mesh::TriMesh;
-use crate::query::{
-    CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy, With,
-    collide_with, triangles_intersect,
-};
+use crate::query::{CollideWith, CollisionReport, ContactMode, QueryOptions, collide_with};
 use crate::timing::{median, timed};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
-use std::hint::black_box;
 
 /// A model of the experiment: its file, its name in our tables, and the model of van den
 /// Bergen's tables it stands for.
@@ -260,7 +256,15 @@ fn collision_rate(a: &Bvh<Obb>, placements: &[Placement]) -> f64 {
     let hits = placements
         .iter()
         .filter(|p| {
-            collide_with(a, a, &p.rot, &p.pos, &options, With::default(), &mut r);
+            collide_with(
+                a,
+                a,
+                &p.rot,
+                &p.pos,
+                &options,
+                CollideWith::default(),
+                &mut r,
+            );
             r.colliding()
         })
         .count();
@@ -310,8 +314,17 @@ fn run_all<B: BoundingVolume>(
     let mut hits = Vec::with_capacity(placements.len());
     let mut times = Vec::with_capacity(placements.len());
     for (i, p) in placements.iter().enumerate() {
-        let ((), seconds) =
-            timed(|| collide_with(t, t, &p.rot, &p.pos, &options, With::default(), &mut r));
+        let ((), seconds) = timed(|| {
+            collide_with(
+                t,
+                t,
+                &p.rot,
+                &p.pos,
+                &options,
+                CollideWith::default(),
+                &mut r,
+            )
+        });
         times.push(seconds);
         n_b += r.bv_tests;
         n_p += r.tri_tests;
@@ -330,81 +343,12 @@ fn run_all<B: BoundingVolume>(
     }
 }
 
-/// C_b and C_p in microseconds: the box pairs and triangle pairs the queries of a sample of
-/// placements tested, each re-tested in a tight loop.
+/// C_b and C_p in microseconds over a sample of placements, measured as the viewer and the
+/// benches measure them ([`crate::timing::sample_costs`], [`crate::query::cost`]).
 fn unit_costs<B: BoundingVolume>(t: &Bvh<B>, sample: &[Placement], sat: SatMode) -> (f64, f64) {
-    let options = first_contact(sat);
-    let mut r = CollisionReport::default();
-    let mut overlapped = Vec::new();
-    let mut list = SeparationList::new(SeparationPolicy::TopDown);
-    let mut boxes: Vec<(usize, u32, u32)> = Vec::new();
-    let mut tris: Vec<(usize, u32, u32)> = Vec::new();
-    for (k, p) in sample.iter().enumerate() {
-        collide_with(
-            t,
-            t,
-            &p.rot,
-            &p.pos,
-            &options,
-            With::trace(&mut overlapped),
-            &mut r,
-        );
-        collide_with(
-            t,
-            t,
-            &p.rot,
-            &p.pos,
-            &options,
-            With::separation(&mut list),
-            &mut r,
-        );
-        // Tested pairs: the overlapping ones, plus the cut's disjoint ones; the cut's leaf
-        // pairs are overlapping pairs whose triangles were tested.
-        boxes.extend(overlapped.iter().map(|&(a, b)| (k, a, b)));
-        for &(a, b) in list.pairs() {
-            match (t.leaf_triangle(a as usize), t.leaf_triangle(b as usize)) {
-                (Some(ta), Some(tb)) => tris.push((k, ta, tb)),
-                _ => boxes.push((k, a, b)),
-            }
-        }
-    }
-    let nodes = t.nodes();
-    let queries: Vec<B::Query> = sample
-        .iter()
-        .map(|p| t.volume_query(t, &p.rot, &p.pos, &options.overlap))
-        .collect();
-    let reps = (2_000_000 / boxes.len().max(1)).clamp(1, 200);
-    let (hits, seconds) = timed(|| {
-        let mut hits = 0u64;
-        for _ in 0..reps {
-            for &(k, a, b) in &boxes {
-                let q = &queries[k];
-                let pb = B::place(q, &nodes[b as usize].bv);
-                hits += B::overlaps(q, black_box(&nodes[a as usize].bv), &pb) as u64;
-            }
-        }
-        hits
-    });
-    black_box(hits);
-    let c_b = seconds * 1e6 / (reps * boxes.len().max(1)) as f64;
-    let mesh = t.mesh();
-    let reps = (500_000 / tris.len().max(1)).clamp(1, 200);
-    let (hits, seconds) = timed(|| {
-        let mut hits = 0u64;
-        for _ in 0..reps {
-            for &(k, ta, tb) in &tris {
-                let p = &sample[k];
-                let q: [Point; 3] = mesh
-                    .triangle(tb as usize)
-                    .map(|x| transform_point(&p.rot, &p.pos, &x));
-                hits += triangles_intersect(black_box(&mesh.triangle(ta as usize)), &q) as u64;
-            }
-        }
-        hits
-    });
-    black_box(hits);
-    let c_p = seconds * 1e6 / (reps * tris.len().max(1)) as f64;
-    (c_b, c_p)
+    let overlap = first_contact(sat).overlap;
+    let c = crate::timing::sample_costs(t, t, sample.iter().map(|p| (p.rot, p.pos)), &overlap);
+    (c.c_v.unwrap_or(0.0) * 1e6, c.c_p.unwrap_or(0.0) * 1e6)
 }
 
 /// Sizes of a run: placements per model, and pilot placements for the cube's calibration.
@@ -780,8 +724,8 @@ fn setup(r: &PlacementsResult) -> String {
          their bounding boxes) uniform in a cube sized by bisection on a pilot sample so that about \
          60% of placements collide (sides: {}). One first-contact query per placement (\"tested for \
          intersection\"); both tree types are built by the same top-down process (split \
-         at the centroids' mean along the best axis; the AABB tree with identity axes). C_b and C_p are measured by re-testing the box and triangle \
-         pairs the queries of 200 sampled placements tested; T_b = N_b·C_b and T_p = N_p·C_p as in \
+         at the centroids' mean along the best axis; the AABB tree with identity axes). C_b and C_p are measured on 200 sampled placements by timing \
+         three walks of each query (set-up, boxes only, all contacts: `obbtree::query::cost`); T_b = N_b·C_b and T_p = N_p·C_p as in \
          his tables, while T_total is the measured time of all queries (it includes the traversal \
          itself). Paper: Sun UltraSPARC-I, 167 MHz; ours: this machine.",
         thousands(n as u64),

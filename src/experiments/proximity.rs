@@ -8,7 +8,7 @@ use crate::bv::{Aabb, BoundingVolume, BvKind, Obb};
 use crate::bvh::Bvh;
 use crate::math::{Matrix3, Point, UnitQuaternion, Vector};
 use crate::mesh::TriMesh;
-use crate::query::{CollisionReport, QueryOptions, With, collide_with};
+use crate::query::{CollideWith, CollisionReport, QueryOptions, collide_with};
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 
@@ -145,7 +145,7 @@ fn counts<B: BoundingVolume>(
         rot,
         pos,
         &QueryOptions::default().leaf_boxes(),
-        With::default(),
+        CollideWith::default(),
         &mut r,
     );
     r

@@ -10,7 +10,7 @@ use crate::bv::{Aabb, BoundingVolume, BvKind, Obb, Sphere};
 use crate::bvh::Bvh;
 use crate::math::{Isometry, Matrix3, UnitQuaternion, Vector, relative_pose};
 use crate::query::{
-    CollisionReport, QueryOptions, SeparationList, SeparationPolicy, With, collide_with,
+    CollideWith, CollisionReport, QueryOptions, SeparationList, SeparationPolicy, collide_with,
 };
 use crate::timing::timed;
 use rand::SeedableRng;
@@ -185,7 +185,7 @@ fn record(tree: &Bvh<Obb>, steps: usize, step: f64, deg: f64, seed: u64) -> Moti
     let any_collision = |poses: &[Isometry; OBJECTS], r: &mut CollisionReport| {
         pairs().any(|(i, j)| {
             let (rot, pos) = relative(poses, i, j);
-            collide_with(tree, tree, &rot, &pos, &options, With::default(), r);
+            collide_with(tree, tree, &rot, &pos, &options, CollideWith::default(), r);
             r.colliding()
         })
     };
@@ -220,7 +220,7 @@ fn record(tree: &Bvh<Obb>, steps: usize, step: f64, deg: f64, seed: u64) -> Moti
                 &rel[k].0,
                 &rel[k].1,
                 &options,
-                With::default(),
+                CollideWith::default(),
                 &mut r,
             );
             hits[k] = r.colliding();
@@ -263,7 +263,15 @@ fn replay<B: BoundingVolume>(
         let ((), step_seconds) = timed(|| {
             for (k, (rot, pos)) in rel.iter().enumerate() {
                 if policy == SeparationPolicy::TopDown {
-                    collide_with(tree, tree, rot, pos, &options, With::default(), &mut r);
+                    collide_with(
+                        tree,
+                        tree,
+                        rot,
+                        pos,
+                        &options,
+                        CollideWith::default(),
+                        &mut r,
+                    );
                 } else {
                     collide_with(
                         tree,
@@ -271,7 +279,7 @@ fn replay<B: BoundingVolume>(
                         rot,
                         pos,
                         &options,
-                        With::separation(&mut lists[k]),
+                        CollideWith::separation(&mut lists[k]),
                         &mut r,
                     );
                 }

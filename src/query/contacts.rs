@@ -92,7 +92,7 @@ pub fn collide<B: BoundingVolume>(
         &rot_ab,
         &ab.translation.vector,
         options,
-        With::default(),
+        CollideWith::default(),
         &mut report,
     );
     report
@@ -101,7 +101,7 @@ pub fn collide<B: BoundingVolume>(
 /// What a [`collide_with`] query does besides finding its contacts: where it starts, what it
 /// records, when it stops and on how many threads.
 #[derive(Default)]
-pub struct With<'a> {
+pub struct CollideWith<'a> {
     /// Start from this pair's separation list instead of the root pair, and leave the new list
     /// in it (Li & Chen §4; [`SeparationList`]).
     pub separation: Option<&'a mut SeparationList>,
@@ -118,10 +118,10 @@ pub struct With<'a> {
     pub parallel: bool,
 }
 
-impl<'a> With<'a> {
+impl<'a> CollideWith<'a> {
     /// Starts from and updates `list`.
     pub fn separation(list: &'a mut SeparationList) -> Self {
-        With {
+        CollideWith {
             separation: Some(list),
             ..Self::default()
         }
@@ -129,7 +129,7 @@ impl<'a> With<'a> {
 
     /// Records the overlapping volume pairs in `pairs`.
     pub fn trace(pairs: &'a mut Vec<(u32, u32)>) -> Self {
-        With {
+        CollideWith {
             trace: Some(pairs),
             ..Self::default()
         }
@@ -137,7 +137,7 @@ impl<'a> With<'a> {
 
     /// Ends the query when `until` returns `true` for a contact.
     pub fn until(until: &'a mut dyn FnMut(u32, u32) -> bool) -> Self {
-        With {
+        CollideWith {
             until: Some(until),
             ..Self::default()
         }
@@ -145,7 +145,7 @@ impl<'a> With<'a> {
 
     /// On the threads of the current rayon pool.
     pub fn parallel() -> Self {
-        With {
+        CollideWith {
             parallel: true,
             ..Self::default()
         }
@@ -177,11 +177,11 @@ pub fn collide_with<B: BoundingVolume>(
     rot_ab: &Matrix3,
     pos_ab: &Vector,
     options: &QueryOptions,
-    with: With<'_>,
+    with: CollideWith<'_>,
     report: &mut CollisionReport,
 ) {
     let first = options.mode == ContactMode::FirstContact;
-    let With {
+    let CollideWith {
         separation,
         trace,
         until,

@@ -202,7 +202,7 @@ mod tests {
     use crate::bv::{Aabb, Obb};
     use crate::bvh::BuildOptions;
     use crate::mesh::TriMesh;
-    use crate::query::{CollisionReport, QueryOptions, With, collide_with};
+    use crate::query::{CollideWith, CollisionReport, QueryOptions, collide_with};
 
     fn grid(n: u32, z: f64) -> TriMesh {
         let mut v = Vec::new();
@@ -231,7 +231,15 @@ mod tests {
         let pos = Vector::new(5.5, 5.0, 0.0);
         let mut report = CollisionReport::default();
         let options = QueryOptions::default();
-        collide_with(&a, &b, &rot, &pos, &options, With::default(), &mut report);
+        collide_with(
+            &a,
+            &b,
+            &rot,
+            &pos,
+            &options,
+            CollideWith::default(),
+            &mut report,
+        );
         let mut probe = CostProbe::new(&a, &b, &rot, &pos, &options.overlap);
         let expected = Counts {
             bv_tests: report.bv_tests,

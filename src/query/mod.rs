@@ -3,7 +3,7 @@
 //! and the counts of the cost equation (Gottschalk et al. 1996, eq. (1)).
 //!
 //! Interference detection has two entry points: [`collide`] (world poses) and [`collide_with`]
-//! (B placed in A's frame, with a separation list, a trace, a stop rule or threads: [`With`]).
+//! (B placed in A's frame, with a separation list, a trace, a stop rule or threads: [`CollideWith`]).
 //! [`traverse`] runs the walk with a [`Visitor`] of one's own.
 
 mod contacts;
@@ -19,7 +19,7 @@ mod triangles;
 mod walk;
 
 pub use crate::predicates::{orient2d, orient3d};
-pub use contacts::{With, collide, collide_with};
+pub use contacts::{CollideWith, collide, collide_with};
 pub use intersection::{Intersection, triangle_intersection};
 pub use separation::{SeparationList, SeparationPolicy};
 pub use tri_tri::{has_area, triangles_intersect};

@@ -22,7 +22,7 @@ enum Frontier {
 const SEQUENTIAL_BOX_TESTS: u64 = 2000;
 
 /// The all-contacts query on the threads of the current rayon pool: the same contacts in the
-/// same order and the same counts as on one thread ([`super::With::parallel`]).
+/// same order and the same counts as on one thread ([`super::CollideWith::parallel`]).
 ///
 /// The recursion tree is expanded breadth-first, each pair tested once as the walk tests it,
 /// until its frontier holds at least 16 pairs per thread. The calling thread walks the first

@@ -85,8 +85,8 @@ impl SeparationPolicy {
 /// let (rot, options) = (Matrix3::identity(), QueryOptions::default());
 /// for step in 0..20 {
 ///     let pos = Vector::new(0.9 - 0.01 * step as f64, 0.3, 0.2);
-///     collide_with(&a, &b, &rot, &pos, &options, With::separation(&mut list), &mut inc);
-///     collide_with(&a, &b, &rot, &pos, &options, With::default(), &mut top);
+///     collide_with(&a, &b, &rot, &pos, &options, CollideWith::separation(&mut list), &mut inc);
+///     collide_with(&a, &b, &rot, &pos, &options, CollideWith::default(), &mut top);
 ///     assert_eq!(inc.sorted_contacts(), top.sorted_contacts());
 /// }
 /// ```

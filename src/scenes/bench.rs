@@ -12,7 +12,7 @@ use crate::bv::{BoundingVolume, BvKind};
 use crate::bvh::{BuildOptions, Bvh};
 use crate::math::{Isometry, relative_parts};
 use crate::query::{
-    CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy, With,
+    CollideWith, CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy,
     collide_with,
 };
 use crate::timing::{median, timed};
@@ -53,6 +53,9 @@ pub struct BenchRow {
     pub avg_box_test_nanos: f64,
     /// Mean contacts per step.
     pub avg_contacts_per_step: f64,
+    /// Eq. (1)'s constants T_0, C_v and C_p (seconds) measured with [`crate::query::cost`] on
+    /// [`COST_SAMPLE`] poses spread over the path (all contacts).
+    pub costs: crate::timing::SampleCosts,
     /// Build time of the environment's and the object's hierarchy, milliseconds.
     pub build_ms: [f64; 2],
     /// Memory of both hierarchies (nodes, not meshes) over their triangles, bytes.
@@ -60,6 +63,9 @@ pub struct BenchRow {
     /// The paper's row, where it has one.
     pub paper: Option<PaperRow>,
 }
+
+/// Poses of a path on which [`BenchRow::costs`] is measured.
+pub const COST_SAMPLE: usize = 25;
 
 /// Builds both `B` trees of `scene` and replays its path (every `every`-th pose; 1 for all),
 /// each query from the root pair ([`SeparationPolicy::TopDown`], as the paper's Table 3) or from
@@ -98,7 +104,7 @@ pub fn bench<B: BoundingVolume>(
                     &rot_ab,
                     &pos_ab,
                     &options,
-                    With::default(),
+                    CollideWith::default(),
                     &mut report,
                 )
             }
@@ -111,7 +117,7 @@ pub fn bench<B: BoundingVolume>(
                     &rot,
                     &pos,
                     &options,
-                    With::separation(&mut list),
+                    CollideWith::separation(&mut list),
                     &mut report,
                 )
             }
@@ -124,6 +130,12 @@ pub fn bench<B: BoundingVolume>(
     }
     let total: f64 = times.iter().sum();
     let steps = times.len();
+    let stride = (scene.path.len() / COST_SAMPLE).max(1);
+    let sample = scene.path.iter().step_by(stride).map(|p| {
+        let rot = p.pose_ab.rotation.to_rotation_matrix().into_inner();
+        (rot, p.pose_ab.translation.vector)
+    });
+    let costs = crate::timing::sample_costs(&a, &b, sample, &options.overlap);
     let median = median(&mut times);
     let tris = a.mesh().triangle_count() + b.mesh().triangle_count();
     BenchRow {
@@ -146,6 +158,7 @@ pub fn bench<B: BoundingVolume>(
             total / box_tests as f64 * 1e9
         },
         avg_contacts_per_step: contacts as f64 / steps.max(1) as f64,
+        costs,
         build_ms: [build_a * 1e3, build_b * 1e3],
         bytes_per_triangle: (a.memory_bytes() + b.memory_bytes()) as f64 / tris as f64,
         paper: Some(SceneSpec::of(scene.id).paper),
@@ -172,7 +185,7 @@ pub fn contacts_at<B: BoundingVolume>(scene: &Scene, steps: &[usize]) -> Vec<Vec
                     &rot_ab,
                     &pos_ab,
                     &options,
-                    With::default(),
+                    CollideWith::default(),
                     &mut report,
                 )
             };

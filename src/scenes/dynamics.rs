@@ -36,7 +36,7 @@ use crate::math::relative_parts;
 use crate::math::{Isometry, Matrix3, Point, UnitQuaternion, Vector};
 use crate::mesh::TriMesh;
 use crate::pose::parse_poses;
-use crate::query::{CollisionReport, QueryOptions, With, collide_with};
+use crate::query::{CollideWith, CollisionReport, QueryOptions, collide_with};
 use std::path::Path;
 
 /// Where gravity pulls.
@@ -421,7 +421,7 @@ impl Simulation {
                     &rot_ab,
                     &pos_ab,
                     &QueryOptions::default(),
-                    With::default(),
+                    CollideWith::default(),
                     &mut self.hit,
                 )
             };
@@ -534,7 +534,7 @@ impl Simulation {
             &rot,
             &pose.translation.vector,
             &QueryOptions::default(),
-            With::until(&mut until),
+            CollideWith::until(&mut until),
             &mut self.probe,
         );
         (pose, deep)
@@ -562,7 +562,7 @@ impl Simulation {
                 &rot_ab,
                 &pos_ab,
                 &QueryOptions::default(),
-                With::default(),
+                CollideWith::default(),
                 &mut self.report,
             )
         };

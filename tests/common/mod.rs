@@ -270,7 +270,7 @@ pub fn contacts_relative<B: BoundingVolume>(
         rot,
         pos,
         &QueryOptions::default(),
-        With::default(),
+        CollideWith::default(),
         &mut r,
     );
     r.contacts.sort_unstable();
