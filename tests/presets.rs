@@ -76,3 +76,21 @@ fn preset_trees_are_valid_and_exact() {
         }
     }
 }
+
+/// `QueryOptions::paper()`: the 1996 settings, field by field (all contacts, full SAT, RAPID's
+/// ε, leaves tested by their boxes).
+#[test]
+fn query_paper_preset_fields() {
+    use obbtree::bv::{OverlapOptions, SatMode};
+    use obbtree::query::{ContactMode, QueryOptions};
+    let p = QueryOptions::paper();
+    assert_eq!(p.mode, ContactMode::AllContacts);
+    assert_eq!(
+        p.overlap,
+        OverlapOptions {
+            epsilon: 1e-6,
+            sat: SatMode::Full,
+            leaf_triangles: false
+        }
+    );
+}

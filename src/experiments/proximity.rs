@@ -144,7 +144,7 @@ fn counts<B: BoundingVolume>(
         b,
         rot,
         pos,
-        &QueryOptions::default().leaf_boxes(),
+        &QueryOptions::paper(),
         CollideWith::default(),
         &mut r,
     );

@@ -56,7 +56,7 @@ pub(super) fn measure(
         let n = scene.path.len().div_ceil(every) as u64;
         let stage = format!("paper-tables {}", id.name());
         // Every leaf tested by its box, as the paper's traversal does (and the AABB tree).
-        let options = QueryOptions::default().leaf_boxes();
+        let options = QueryOptions::paper();
         let obb = bench::<Obb>(
             &scene,
             every,

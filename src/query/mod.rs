@@ -64,6 +64,15 @@ impl QueryOptions {
         }
     }
 
+    /// The 1996 settings (Gottschalk et al. §5, §7.1; RAPID's): all contacts, the full 15-axis
+    /// separating axis test with RAPID's ε = 1e-6, and every leaf tested by its box
+    /// ([`QueryOptions::leaf_boxes`]). With [`crate::bvh::BuildOptions::paper`], the paper's
+    /// query; the descend rule and the first-contact order are the walk's
+    /// ([`collide_with`]).
+    pub fn paper() -> Self {
+        Self::default().leaf_boxes()
+    }
+
     /// These options with every leaf tested by its box, as the papers' traversals (and RAPID)
     /// do, instead of by its triangle where it meets an internal node
     /// ([`OverlapOptions::leaf_triangles`]): the experiments that reproduce the papers' counts
