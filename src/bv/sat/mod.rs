@@ -85,7 +85,7 @@ pub fn separated(
 /// axes are computed, with no branch on the face axes' verdicts (see [`separated_f32_pair`]).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub fn separated_f32(
+pub(crate) fn separated_f32(
     a: &[f32; 15],
     b_axes: &[[f32; 4]; 3],
     b_rows: &[[f32; 4]; 3],
@@ -111,7 +111,7 @@ pub fn separated_f32(
 /// which covers the test's rounding ([`super::obb::SLACK`]). Computed in the lanes, in the order
 /// `relative · ((|d_0| + |d_1|) + |d_2| + ((a_0 + a_1) + (a_2 + ((b_0 + b_1) + b_2)))) + absolute`.
 #[derive(Clone, Copy, Debug)]
-pub struct Slack {
+pub(crate) struct Slack {
     /// The factor of the sizes and the distance.
     pub relative: f32,
     /// The absolute part (the query's margin).
@@ -122,7 +122,7 @@ pub struct Slack {
 /// placed box of B (its axes, their transpose and its half extents, lane 3 zero, and its centre
 /// in lanes 1, 2, 3).
 #[derive(Clone, Copy)]
-pub struct SatPair<'a> {
+pub(crate) struct SatPair<'a> {
     /// The stored box of A.
     pub a: &'a [f32; 15],
     /// B's axes in A's frame.
@@ -144,7 +144,7 @@ pub struct SatPair<'a> {
 /// separated: the branch on "both tests decided by their face axes" was mispredicted often
 /// (docs/decisions.md, "Separating axis test").
 #[inline(always)]
-pub fn separated_f32_pair(
+pub(crate) fn separated_f32_pair(
     wide: lanes::Wide,
     p: [SatPair<'_>; 2],
     eps: f32,
@@ -167,7 +167,7 @@ pub fn separated_f32_pair(
 /// no face axis separates. The first-contact order takes the deeper pair first
 /// ([`crate::bv::BoundingVolume::overlaps_pair_depth`]). The same verdicts bit for bit.
 #[inline(always)]
-pub fn separated_f32_pair_depth(
+pub(crate) fn separated_f32_pair_depth(
     wide: lanes::Wide,
     p: [SatPair<'_>; 2],
     eps: f32,
@@ -331,18 +331,18 @@ fn separated_x8<W: X8>(
 /// (lane 3 zero): returns the rotated axes and their transpose (lane 3 zero), the layout
 /// [`separated_f32`] reads.
 #[inline(always)]
-pub fn rotate_axes(m: &[[f32; 4]; 3], cols: &[[f32; 3]; 3]) -> RotatedAxes {
+pub(crate) fn rotate_axes(m: &[[f32; 4]; 3], cols: &[[f32; 3]; 3]) -> RotatedAxes {
     // The paired placement's code on one 4-lane half.
     rotate_x8::<lanes::One>(m, [cols, cols])[0]
 }
 
 /// A box's axes rotated into A's frame and their transpose ([`rotate_axes`]).
-pub type RotatedAxes = ([[f32; 4]; 3], [[f32; 4]; 3]);
+pub(crate) type RotatedAxes = ([[f32; 4]; 3], [[f32; 4]; 3]);
 
 /// [`rotate_axes`] of two boxes at once (each in its own half of eight lanes; the same results
 /// bit for bit).
 #[inline(always)]
-pub fn rotate_axes_pair(
+pub(crate) fn rotate_axes_pair(
     wide: lanes::Wide,
     m: &[[f32; 4]; 3],
     cols: [&[[f32; 3]; 3]; 2],
