@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs the fuzz targets (cargo-fuzz, libFuzzer) for SECONDS each, one after another, from the
+# hand-made seeds in corpus/<target>/ (seed-*; what libFuzzer adds beside them is not committed).
+#
+#   fuzz/run.sh [SECONDS] [TARGET...]     default: 60 s each, all targets (obj poses collide)
+#
+# Installs what it needs: the nightly toolchain (rustup, minimal profile) and cargo-fuzz, each
+# only if missing. Exits non-zero if any target crashes (the input is left in artifacts/<target>/;
+# `cargo +nightly fuzz tmin <target> <input>` minimises it). A target's closing lines
+# ("Done N runs in S second(s)") are printed after it.
+set -euo pipefail
+cd "$(dirname "$0")"
+seconds=${1:-60}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(obj poses collide)
+
+if ! rustup run nightly rustc --version >/dev/null 2>&1; then
+  rustup toolchain install nightly --profile minimal
+fi
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  cargo +nightly install cargo-fuzz --locked
+fi
+cargo fuzz --version
+rustup run nightly rustc --version
+
+cargo +nightly fuzz build
+failed=()
+for t in "${targets[@]}"; do
+  mkdir -p "corpus/$t"
+  log=$(mktemp)
+  echo "fuzz: $t for $seconds s"
+  if cargo +nightly fuzz run "$t" "corpus/$t" -- -max_total_time="$seconds" -print_final_stats=1 \
+    >"$log" 2>&1; then
+    grep -E '^(#[0-9]+\s+DONE|Done [0-9]+ runs|stat::number_of_executed_units)' "$log" || true
+  else
+    tail -n 60 "$log"
+    failed+=("$t")
+  fi
+  rm -f "$log"
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: crashed: ${failed[*]} (inputs in fuzz/artifacts/)"
+  exit 1
+fi
+echo "fuzz: ${targets[*]}: no crash in $seconds s each"
