@@ -30,7 +30,7 @@ for t in "${targets[@]}"; do
   mkdir -p "corpus/$t"
   log=$(mktemp)
   echo "fuzz: $t for $seconds s"
-  if cargo +nightly fuzz run "$t" "corpus/$t" -- -max_total_time="$seconds" -print_final_stats=1 \
+  if cargo +nightly fuzz run "$t" "corpus/$t" -- -max_total_time="$seconds" -timeout=30 -print_final_stats=1 \
     >"$log" 2>&1; then
     grep -E '^(#[0-9]+\s+DONE|Done [0-9]+ runs|stat::number_of_executed_units)' "$log" || true
   else
