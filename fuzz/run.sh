@@ -5,9 +5,10 @@
 #   fuzz/run.sh [SECONDS] [TARGET...]     default: 60 s each, all targets (obj poses collide)
 #
 # Installs what it needs: the nightly toolchain (rustup, minimal profile) and cargo-fuzz, each
-# only if missing. Exits non-zero if any target crashes (the input is left in artifacts/<target>/;
-# `cargo +nightly fuzz tmin <target> <input>` minimises it). A target's closing lines
-# ("Done N runs in S second(s)") are printed after it.
+# only if missing (where no nightly can be installed, the default toolchain with
+# RUSTC_BOOTSTRAP=1). Exits non-zero if any target crashes; the input is left in
+# artifacts/<target>/, and `cargo +nightly fuzz tmin <target> <input>` minimises it. After each
+# target its closing lines ("Done N runs in S second(s)") are printed.
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds=${1:-60}
@@ -15,22 +16,28 @@ shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(obj poses collide)
 
-if ! rustup run nightly rustc --version >/dev/null 2>&1; then
-  rustup toolchain install nightly --profile minimal
+toolchain=(+nightly)
+if ! rustup run nightly rustc --version >/dev/null 2>&1 &&
+  ! rustup toolchain install nightly --profile minimal; then
+  # Where no nightly can be had, the default toolchain takes cargo-fuzz's -Z flags (the sanitizer
+  # runtimes ship with every toolchain).
+  echo "fuzz: no nightly toolchain; the default one with RUSTC_BOOTSTRAP=1"
+  toolchain=()
+  export RUSTC_BOOTSTRAP=1
 fi
 if ! cargo fuzz --version >/dev/null 2>&1; then
-  cargo +nightly install cargo-fuzz --locked
+  cargo "${toolchain[@]}" install cargo-fuzz --locked
 fi
 cargo fuzz --version
-rustup run nightly rustc --version
+rustc "${toolchain[@]}" --version
 
-cargo +nightly fuzz build
+cargo "${toolchain[@]}" fuzz build
 failed=()
 for t in "${targets[@]}"; do
   mkdir -p "corpus/$t"
   log=$(mktemp)
   echo "fuzz: $t for $seconds s"
-  if cargo +nightly fuzz run "$t" "corpus/$t" -- -max_total_time="$seconds" -timeout=30 -print_final_stats=1 \
+  if cargo "${toolchain[@]}" fuzz run "$t" "corpus/$t" -- -max_total_time="$seconds" -timeout=30 -print_final_stats=1 \
     >"$log" 2>&1; then
     grep -E '^(#[0-9]+\s+DONE|Done [0-9]+ runs|stat::number_of_executed_units)' "$log" || true
   else
@@ -40,7 +47,7 @@ for t in "${targets[@]}"; do
   rm -f "$log"
 done
 if [ ${#failed[@]} -gt 0 ]; then
-  echo "fuzz: crashed: ${failed[*]} (inputs in fuzz/artifacts/)"
+  echo "fuzz: failed: ${failed[*]} (a crash leaves its input in fuzz/artifacts/<target>/)"
   exit 1
 fi
 echo "fuzz: ${targets[*]}: no crash in $seconds s each"
