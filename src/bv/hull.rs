@@ -225,6 +225,41 @@ impl QuickHull {
     /// are coplanar (the hull is flat: §7.1) or within rounding of it (as [`SmallHull::build`]).
     pub(super) fn build(&mut self, points: &[Point]) -> bool {
         let n = points.len();
+        self.reset(n);
+        if n < 4 || n >= NONE as usize {
+            return false;
+        }
+        let Some(simplex) = initial_simplex(points) else {
+            return false;
+        };
+        self.start_tetrahedron(points, simplex);
+        self.orphans.clear();
+        self.orphans
+            .extend((0..n as u32).filter(|p| !simplex.contains(&(*p as usize))));
+        self.assign(points, 0);
+        let mut insertion = 0;
+        while let Some(f) = self.pending.pop() {
+            if !self.alive[f as usize] || self.head[f as usize] == NONE {
+                continue;
+            }
+            insertion += 1;
+            let apex = self.farthest_outside(f);
+            self.find_visible(points, f, apex, insertion);
+            self.orphan_visible(apex);
+            let first_new = self.add_cone(points, apex);
+            self.assign(points, first_new);
+        }
+        for f in 0..self.faces.len() {
+            if self.alive[f] {
+                self.hull.push(self.faces[f]);
+            }
+        }
+        true
+    }
+
+    /// Empties the storage for a hull of `n` points.
+    #[inline(always)]
+    fn reset(&mut self, n: usize) {
         self.faces.clear();
         self.planes.clear();
         self.neighbours.clear();
@@ -239,12 +274,11 @@ impl QuickHull {
         self.height.resize(n, 0.0);
         self.cone_from.clear();
         self.cone_from.resize(n, NONE);
-        if n < 4 || n >= NONE as usize {
-            return false;
-        }
-        let Some(simplex) = initial_simplex(points) else {
-            return false;
-        };
+    }
+
+    /// The initial tetrahedron's four faces, wound outward, and their adjacency.
+    #[inline(always)]
+    fn start_tetrahedron(&mut self, points: &[Point], simplex: [usize; 4]) {
         let [i0, i1, i2, i3] = simplex.map(|i| i as u32);
         // Wound outward: if the fourth corner is outside (i0, i1, i2), reverse all four.
         let faces = if outside(points, [i0, i1, i2], i3) {
@@ -261,96 +295,99 @@ impl QuickHull {
             self.neighbours[f] = [[a, b], [b, c], [c, a]]
                 .map(|[x, y]| (0..4).find(|&g| self.has_edge(g, [y, x])).unwrap_or(0) as u32);
         }
-        self.orphans.clear();
-        self.orphans
-            .extend((0..n as u32).filter(|p| !simplex.contains(&(*p as usize))));
-        self.assign(points, 0);
-        let mut insertion = 0;
-        while let Some(f) = self.pending.pop() {
-            if !self.alive[f as usize] || self.head[f as usize] == NONE {
-                continue;
+    }
+
+    /// The farthest point of face `f`'s outside set.
+    #[inline(always)]
+    fn farthest_outside(&self, f: u32) -> u32 {
+        let (mut apex, mut best) = (NONE, Real::NEG_INFINITY);
+        let mut p = self.head[f as usize];
+        while p != NONE {
+            if self.height[p as usize] > best {
+                (apex, best) = (p, self.height[p as usize]);
             }
-            insertion += 1;
-            // The farthest point of the face's outside set.
-            let (mut apex, mut best) = (NONE, Real::NEG_INFINITY);
-            let mut p = self.head[f as usize];
+            p = self.next[p as usize];
+        }
+        apex
+    }
+
+    /// The faces the apex sees into `visible`: a walk from `f` over the adjacency (the
+    /// visible faces form a disc, exact predicates), collecting the horizon on the way.
+    #[inline(always)]
+    fn find_visible(&mut self, points: &[Point], f: u32, apex: u32, insertion: u32) {
+        self.visible.clear();
+        self.horizon.clear();
+        self.visible.push(f);
+        self.visited[f as usize] = insertion;
+        let mut k = 0;
+        while k < self.visible.len() {
+            let g = self.visible[k] as usize;
+            k += 1;
+            let [a, b, c] = self.faces[g];
+            for (e, edge) in [[a, b], [b, c], [c, a]].into_iter().enumerate() {
+                let h = self.neighbours[g][e];
+                if self.visited[h as usize] == insertion {
+                    // Already found visible: an inner edge.
+                    continue;
+                }
+                if self.sees(points, h as usize, apex) {
+                    self.visited[h as usize] = insertion;
+                    self.visible.push(h);
+                } else {
+                    self.horizon.push((edge, h));
+                }
+            }
+        }
+    }
+
+    /// Removes the visible faces; their outside points (but the apex) wait in `orphans` for
+    /// the new faces.
+    #[inline(always)]
+    fn orphan_visible(&mut self, apex: u32) {
+        self.orphans.clear();
+        for &g in &self.visible {
+            let g = g as usize;
+            self.alive[g] = false;
+            let mut p = self.head[g];
             while p != NONE {
-                if self.height[p as usize] > best {
-                    (apex, best) = (p, self.height[p as usize]);
+                if p != apex {
+                    self.orphans.push(p);
                 }
                 p = self.next[p as usize];
             }
-            // The faces the apex sees: a walk from `f` over the adjacency (the visible faces
-            // form a disc, exact predicates), collecting the horizon on the way.
-            self.visible.clear();
-            self.horizon.clear();
-            self.visible.push(f);
-            self.visited[f as usize] = insertion;
-            let mut k = 0;
-            while k < self.visible.len() {
-                let g = self.visible[k] as usize;
-                k += 1;
-                let [a, b, c] = self.faces[g];
-                for (e, edge) in [[a, b], [b, c], [c, a]].into_iter().enumerate() {
-                    let h = self.neighbours[g][e];
-                    if self.visited[h as usize] == insertion {
-                        // Already found visible: an inner edge.
-                        continue;
-                    }
-                    if self.sees(points, h as usize, apex) {
-                        self.visited[h as usize] = insertion;
-                        self.visible.push(h);
-                    } else {
-                        self.horizon.push((edge, h));
-                    }
-                }
-            }
-            // The visible faces' outside points (but the apex) wait for the new faces.
-            self.orphans.clear();
-            for &g in &self.visible {
-                let g = g as usize;
-                self.alive[g] = false;
-                let mut p = self.head[g];
-                while p != NONE {
-                    if p != apex {
-                        self.orphans.push(p);
-                    }
-                    p = self.next[p as usize];
-                }
-                self.head[g] = NONE;
-            }
-            let first_new = self.faces.len();
-            for m in 0..self.horizon.len() {
-                let ([a, b], kept) = self.horizon[m];
-                let new = self.faces.len() as u32;
-                self.push(points, [a, b, apex]);
-                self.cone_from[a as usize] = new;
-                // The kept face's link across [b, a] now leads to the new face.
-                let e = (0..3)
-                    .find(|&e| {
-                        let [x, y, z] = self.faces[kept as usize];
-                        [[x, y], [y, z], [z, x]][e] == [b, a]
-                    })
-                    .expect("a horizon edge's twin is an edge of the kept face");
-                self.neighbours[kept as usize][e] = new;
-                self.neighbours[new as usize][0] = kept;
-            }
-            // Around the apex: new face [a, b, apex] meets the one starting at b across
-            // [b, apex], and the one ending at a across [apex, a].
-            for f in first_new..self.faces.len() {
-                let b = self.faces[f][1];
-                let after = self.cone_from[b as usize];
-                self.neighbours[f][1] = after;
-                self.neighbours[after as usize][2] = f as u32;
-            }
-            self.assign(points, first_new);
+            self.head[g] = NONE;
         }
-        for f in 0..self.faces.len() {
-            if self.alive[f] {
-                self.hull.push(self.faces[f]);
-            }
+    }
+
+    /// Joins the horizon to the apex with new faces linked to their neighbours; returns the
+    /// first new face.
+    #[inline(always)]
+    fn add_cone(&mut self, points: &[Point], apex: u32) -> usize {
+        let first_new = self.faces.len();
+        for m in 0..self.horizon.len() {
+            let ([a, b], kept) = self.horizon[m];
+            let new = self.faces.len() as u32;
+            self.push(points, [a, b, apex]);
+            self.cone_from[a as usize] = new;
+            // The kept face's link across [b, a] now leads to the new face.
+            let e = (0..3)
+                .find(|&e| {
+                    let [x, y, z] = self.faces[kept as usize];
+                    [[x, y], [y, z], [z, x]][e] == [b, a]
+                })
+                .expect("a horizon edge's twin is an edge of the kept face");
+            self.neighbours[kept as usize][e] = new;
+            self.neighbours[new as usize][0] = kept;
         }
-        true
+        // Around the apex: new face [a, b, apex] meets the one starting at b across
+        // [b, apex], and the one ending at a across [apex, a].
+        for f in first_new..self.faces.len() {
+            let b = self.faces[f][1];
+            let after = self.cone_from[b as usize];
+            self.neighbours[f][1] = after;
+            self.neighbours[after as usize][2] = f as u32;
+        }
+        first_new
     }
 
     /// The hull's faces (after [`QuickHull::build`]), as triples of indices into the points.

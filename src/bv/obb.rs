@@ -265,74 +265,21 @@ fn fit_axes_of(
         let count = count.unwrap_or(points.len());
         let origin = points[0];
         let of_triangles = || of_triangles(&origin, k);
-        // The hull's vertices are gathered for the least-volume search and where the caller
-        // wants them.
-        let hull_axes = |vertices: Option<&mut Vec<u32>>, faces: Option<&mut Vec<[u8; 3]>>| {
-            principal_axes(
-                &hull_covariance(points, &origin, vertices, faces)
-                    .or_else(of_triangles)
-                    .unwrap_or_else(|| covariance_of_points(points)),
-            )
-        };
-        // The candidates in order of preference on ties: the hull's, the triangles', the
-        // frame's own axes.
-        let candidates = |vertices: Option<&mut Vec<u32>>| {
-            [
-                Some(hull_axes(vertices, None)),
-                of_triangles().map(|c| principal_axes(&c)),
-                Some([Vector::x(), Vector::y(), Vector::z()]),
-            ]
-        };
         // The hull's vertices, where the caller wants them.
         let wanted = hull.is_some().then_some(&mut *vertices);
         let axes = match fit {
-            ObbFit::Hull => hull_axes(wanted, None),
-            ObbFit::Triangles => {
-                principal_axes(&of_triangles().unwrap_or_else(|| covariance_of_points(points)))
-            }
-            ObbFit::Smallest => {
-                let candidates = candidates(wanted);
-                let areas = surfaces(&candidates, points);
-                let mut best = 0;
-                for i in 1..3 {
-                    if areas[i] < areas[best] {
-                        best = i;
-                    }
-                }
-                candidates[best].expect("the hull's candidate is always there")
-            }
-            ObbFit::LeastVolume => {
-                // The §4 box turns alone for up to `ONE_START` points, the §4 box and the
-                // frame's axes above (see `ONE_START`); up to `TRIANGLES_START` points the
-                // triangles' axes, without a hull.
-                let start = if count <= TRIANGLES_START {
-                    vertices.clear();
-                    faces.clear();
-                    principal_axes(&of_triangles().unwrap_or_else(|| covariance_of_points(points)))
-                } else {
-                    hull_axes(Some(&mut *vertices), Some(&mut *faces))
-                };
-                let frame = (count > ONE_START).then_some([Vector::x(), Vector::y(), Vector::z()]);
-                let candidates = [Some(start), frame];
-                // The hull's vertices bound the same boxes as all the points, and are fewer.
-                let bounded: &[Point] = if vertices.is_empty() {
-                    points
-                } else {
-                    hull_points.clear();
-                    hull_points.extend(vertices.iter().map(|&i| points[i as usize]));
-                    hull_points
-                };
-                let pad = padding(bounded);
-                // Ties keep the earlier candidate.
-                let mut best: Option<([Vector; 3], Real)> = None;
-                for start in candidates.into_iter().flatten() {
-                    let (axes, volume) = least_volume_axes(start, bounded, faces, pad, least);
-                    if best.is_none_or(|(_, v)| volume < v) {
-                        best = Some((axes, volume));
-                    }
-                }
-                best.expect("the hull's candidate is always there").0
-            }
+            ObbFit::Hull => hull_axes(points, &of_triangles, wanted, None),
+            ObbFit::Triangles => triangles_axes(points, &of_triangles),
+            ObbFit::Smallest => smallest_axes(points, &of_triangles, wanted),
+            ObbFit::LeastVolume => least_volume_fit(
+                points,
+                count,
+                &of_triangles,
+                vertices,
+                faces,
+                hull_points,
+                least,
+            ),
         };
         if let Some(h) = hull {
             // RAPID's fit builds no hull, and a flat hull has no vertices: then all the points.
@@ -344,6 +291,99 @@ fn fit_axes_of(
         }
         axes
     })
+}
+
+/// The §4 axes of `points` (unit scale, origin the first point): the hull's covariance, else
+/// the triangles', else the points'. The hull's vertices are gathered for the least-volume
+/// search and where the caller wants them.
+#[inline(always)]
+fn hull_axes(
+    points: &[Point],
+    of_triangles: &impl Fn() -> Option<Matrix3>,
+    vertices: Option<&mut Vec<u32>>,
+    faces: Option<&mut Vec<[u8; 3]>>,
+) -> [Vector; 3] {
+    principal_axes(
+        &hull_covariance(points, &points[0], vertices, faces)
+            .or_else(of_triangles)
+            .unwrap_or_else(|| covariance_of_points(points)),
+    )
+}
+
+/// RAPID's axes: the triangles' covariance, else the points'.
+#[inline(always)]
+fn triangles_axes(points: &[Point], of_triangles: &impl Fn() -> Option<Matrix3>) -> [Vector; 3] {
+    principal_axes(&of_triangles().unwrap_or_else(|| covariance_of_points(points)))
+}
+
+/// [`ObbFit::Smallest`]: the candidate box of least surface. The candidates in order of
+/// preference on ties: the hull's, the triangles', the frame's own axes.
+#[inline(always)]
+fn smallest_axes(
+    points: &[Point],
+    of_triangles: &impl Fn() -> Option<Matrix3>,
+    wanted: Option<&mut Vec<u32>>,
+) -> [Vector; 3] {
+    let candidates = [
+        Some(hull_axes(points, of_triangles, wanted, None)),
+        of_triangles().map(|c| principal_axes(&c)),
+        Some([Vector::x(), Vector::y(), Vector::z()]),
+    ];
+    let areas = surfaces(&candidates, points);
+    let mut best = 0;
+    for i in 1..3 {
+        if areas[i] < areas[best] {
+            best = i;
+        }
+    }
+    candidates[best].expect("the hull's candidate is always there")
+}
+
+/// [`ObbFit::LeastVolume`]: the §4 box turns alone for up to `ONE_START` points, the §4 box
+/// and the frame's axes above (see `ONE_START`); up to `TRIANGLES_START` points the
+/// triangles' axes, without a hull.
+#[inline(always)]
+fn least_volume_fit(
+    points: &[Point],
+    count: usize,
+    of_triangles: &impl Fn() -> Option<Matrix3>,
+    vertices: &mut Vec<u32>,
+    faces: &mut Vec<[u8; 3]>,
+    hull_points: &mut Vec<Point>,
+    least: &mut Scratch,
+) -> [Vector; 3] {
+    let start = if count <= TRIANGLES_START {
+        vertices.clear();
+        faces.clear();
+        triangles_axes(points, of_triangles)
+    } else {
+        hull_axes(
+            points,
+            of_triangles,
+            Some(&mut *vertices),
+            Some(&mut *faces),
+        )
+    };
+    let frame = (count > ONE_START).then_some([Vector::x(), Vector::y(), Vector::z()]);
+    let candidates = [Some(start), frame];
+    // The hull's vertices bound the same boxes as all the points, and are fewer.
+    let bounded: &[Point] = if vertices.is_empty() {
+        points
+    } else {
+        hull_points.clear();
+        hull_points.extend(vertices.iter().map(|&i| points[i as usize]));
+        hull_points
+    };
+    let pad = padding(bounded);
+    // Ties keep the earlier candidate.
+    let mut best: Option<([Vector; 3], Real)> = None;
+    for start in candidates.into_iter().flatten() {
+        let (axes, volume) = least_volume_axes(start, bounded, faces, pad, least);
+        if best.is_none_or(|(_, v)| volume < v) {
+            best = Some((axes, volume));
+        }
+    }
+    best.expect("the hull's candidate is always there").0
 }
 
 /// The surface areas (up to a factor 2) of the boxes with the candidates' axes around `points`,

@@ -716,35 +716,10 @@ fn partition_binned(
 ) -> Option<usize> {
     let (_, m) = cut_directions(axes);
     let (lo, hi) = scratch.project(frame, axes);
-    // As many bins as triangles for small groups, up to `SPLIT_BINS`.
     let n = tris.len();
     // The group as gathered from `tris` in this order.
     debug_assert_eq!(scratch.corners.len(), n);
-    let nb = n.min(SPLIT_BINS);
-    // A centroid's bin from the sum of its corners' projections (three times the centroid's).
-    let base: [Real; 6] = std::array::from_fn(|i| 3.0 * lo[i]);
-    let scale: [Real; 6] = std::array::from_fn(|i| {
-        let range = 3.0 * (hi[i] - lo[i]);
-        if range > 0.0 { nb as Real / range } else { 0.0 }
-    });
-    // A sum at the range's high end (or rounded past it) goes to the last bin, one below the
-    // low end (rounding) to the first. (The mask changes nothing, `nb ≤ SPLIT_BINS` a power of
-    // two: it spares the bounds checks.)
-    let top = (nb - 1) as Real;
-    let bin = |sum: Real, i: usize| {
-        let x = (sum - base[i]) * scale[i];
-        // Plain comparisons, one instruction each (a NaN, from an infinite scale times zero,
-        // goes to bin 0).
-        let x = if x > 0.0 { x } else { 0.0 };
-        let x = if x < top { x } else { top };
-        // SAFETY: 0 ≤ x ≤ nb − 1 < 2³¹, not NaN.
-        (unsafe { x.to_int_unchecked::<i32>() }) as usize & (SPLIT_BINS - 1)
-    };
-    // Plain comparisons (the coordinates are finite): one instruction, lane by lane.
-    #[inline(always)]
-    fn min(a: Real, b: Real) -> Real {
-        if a < b { a } else { b }
-    }
+    let centroid_bins = CentroidBins::new(&lo, &hi, n);
     let Scratch {
         projections,
         corners,
@@ -755,25 +730,111 @@ fn partition_binned(
         ..
     } = scratch;
     if n == 2 {
-        // Two bins: every direction that puts the two centroids in different bins has the one
-        // plane, whose score is the same sum of the two triangles' widths (one triangle a side,
-        // the same values whichever is left). The first such direction wins, with the triangle
-        // in the low bin left: what the passes below return for two triangles, without them.
-        // (Half the internal nodes have two triangles.)
-        let bin_of = |c: &[u32; 3], i: usize| {
-            let d = c.map(|v| &projections[v as usize]);
-            bin(d[0][i] + d[1][i] + d[2][i], i)
-        };
-        let (b0, b1) = (0..m)
-            .map(|i| (bin_of(&corners[0], i), bin_of(&corners[1], i)))
-            .find(|(b0, b1)| b0 != b1)?;
-        if b1 < b0 {
-            tris.swap(0, 1);
-        }
-        return Some(1);
+        return split_pair(tris, corners, projections, m, &centroid_bins);
     }
-    // Per direction and bin: the extents along the box's axes as six lanes (low ends, then
-    // negated high ends) so that one lane-wise minimum grows them, and the count.
+    fill_bins(bins, counts, sides, corners, projections, m, &centroid_bins);
+    let (_, i, b) = best_plane(bins, counts, right, m, centroid_bins.nb, n)?;
+    // By the recorded bins of each slot.
+    Some(partition_by(tris, |m, _| usize::from(sides[m][i]) < b))
+}
+
+/// The bins of [`partition_binned`]: a centroid's bin along each direction from the sum of its
+/// corners' projections (three times the centroid's).
+struct CentroidBins {
+    base: [Real; 6],
+    scale: [Real; 6],
+    top: Real,
+    /// As many bins as triangles for small groups, up to `SPLIT_BINS`.
+    nb: usize,
+}
+
+impl CentroidBins {
+    /// `SPLIT_BINS` bins (or `n`, fewer) over each direction's range `lo..hi`.
+    #[inline(always)]
+    fn new(lo: &[Real; 6], hi: &[Real; 6], n: usize) -> Self {
+        let nb = n.min(SPLIT_BINS);
+        let base: [Real; 6] = std::array::from_fn(|i| 3.0 * lo[i]);
+        let scale: [Real; 6] = std::array::from_fn(|i| {
+            let range = 3.0 * (hi[i] - lo[i]);
+            if range > 0.0 { nb as Real / range } else { 0.0 }
+        });
+        let top = (nb - 1) as Real;
+        CentroidBins {
+            base,
+            scale,
+            top,
+            nb,
+        }
+    }
+
+    /// The bin of corner-projection sum `sum` along direction `i`. A sum at the range's high
+    /// end (or rounded past it) goes to the last bin, one below the low end (rounding) to the
+    /// first. (The mask changes nothing, `nb ≤ SPLIT_BINS` a power of two: it spares the bounds
+    /// checks.)
+    #[inline(always)]
+    fn of(&self, sum: Real, i: usize) -> usize {
+        let x = (sum - self.base[i]) * self.scale[i];
+        // Plain comparisons, one instruction each (a NaN, from an infinite scale times zero,
+        // goes to bin 0).
+        let x = if x > 0.0 { x } else { 0.0 };
+        let x = if x < self.top { x } else { self.top };
+        // SAFETY: 0 ≤ x ≤ nb − 1 < 2³¹, not NaN.
+        (unsafe { x.to_int_unchecked::<i32>() }) as usize & (SPLIT_BINS - 1)
+    }
+}
+
+/// Plain comparisons (the coordinates are finite): one instruction, lane by lane.
+#[inline(always)]
+fn lane_min(a: Real, b: Real) -> Real {
+    if a < b { a } else { b }
+}
+
+/// The sum of the extents: high end minus low end, both negated in the lanes.
+#[inline(always)]
+fn lane_width(e: &[Real; 6]) -> Real {
+    -((e[0] + e[3]) + (e[1] + e[4]) + (e[2] + e[5]))
+}
+
+/// [`partition_binned`] of two triangles. Every direction that puts the two centroids in
+/// different bins has the one plane, whose score is the same sum of the two triangles' widths
+/// (one triangle a side, the same values whichever is left). The first such direction wins,
+/// with the triangle in the low bin left: what the binned passes return for two triangles,
+/// without them. (Half the internal nodes have two triangles.)
+#[inline(always)]
+fn split_pair(
+    tris: &mut [u32],
+    corners: &[[u32; 3]],
+    projections: &[[Real; 6]],
+    m: usize,
+    centroid_bins: &CentroidBins,
+) -> Option<usize> {
+    let bin_of = |c: &[u32; 3], i: usize| {
+        let d = c.map(|v| &projections[v as usize]);
+        centroid_bins.of(d[0][i] + d[1][i] + d[2][i], i)
+    };
+    let (b0, b1) = (0..m)
+        .map(|i| (bin_of(&corners[0], i), bin_of(&corners[1], i)))
+        .find(|(b0, b1)| b0 != b1)?;
+    if b1 < b0 {
+        tris.swap(0, 1);
+    }
+    Some(1)
+}
+
+/// Per direction and bin: the extents along the box's axes as six lanes (low ends, then
+/// negated high ends) so that one lane-wise minimum grows them, and the count; records each
+/// triangle's bins in `sides`.
+#[inline(always)]
+fn fill_bins(
+    bins: &mut [[[Real; 6]; SPLIT_BINS]; 6],
+    counts: &mut [[u32; SPLIT_BINS]; 6],
+    sides: &mut Vec<[u8; 6]>,
+    corners: &[[u32; 3]],
+    projections: &[[Real; 6]],
+    m: usize,
+    centroid_bins: &CentroidBins,
+) {
+    let nb = centroid_bins.nb;
     for (bins, counts) in bins.iter_mut().zip(counts.iter_mut()).take(m) {
         bins[..nb].fill([Real::INFINITY; 6]);
         counts[..nb].fill(0);
@@ -785,53 +846,62 @@ fn partition_binned(
         let mut own = [Real::INFINITY; 6];
         for p in d {
             for j in 0..3 {
-                own[j] = min(own[j], p[j]);
-                own[3 + j] = min(own[3 + j], -p[j]);
+                own[j] = lane_min(own[j], p[j]);
+                own[3 + j] = lane_min(own[3 + j], -p[j]);
             }
         }
         let mut own_bins = [0u8; 6];
         for (i, (bins, counts)) in bins.iter_mut().zip(counts.iter_mut()).enumerate().take(m) {
-            let b = bin(d[0][i] + d[1][i] + d[2][i], i);
+            let b = centroid_bins.of(d[0][i] + d[1][i] + d[2][i], i);
             own_bins[i] = b as u8;
             counts[b] += 1;
             let e = &mut bins[b];
             for j in 0..6 {
-                e[j] = min(e[j], own[j]);
+                e[j] = lane_min(e[j], own[j]);
             }
         }
         own_bins
     }));
-    // The sum of the extents: high end minus low end, both negated in the lanes.
-    let width = |e: &[Real; 6]| -((e[0] + e[3]) + (e[1] + e[4]) + (e[2] + e[5]));
+}
+
+/// The least-score plane over the filled bins: `(score, direction, bin)`, the plane between
+/// bins `bin − 1` and `bin`; `None` when no plane has triangles on both sides.
+#[inline(always)]
+fn best_plane(
+    bins: &[[[Real; 6]; SPLIT_BINS]; 6],
+    counts: &[[u32; SPLIT_BINS]; 6],
+    right: &mut [Real; SPLIT_BINS],
+    m: usize,
+    nb: usize,
+    n: usize,
+) -> Option<(Real, usize, usize)> {
     let mut best: Option<(Real, usize, usize)> = None;
     for (i, (bins, counts)) in bins.iter().zip(counts.iter()).enumerate().take(m) {
         // Right sides' widths, from the last bin down: `right[b]` is that of bins b.. .
         let mut acc = [Real::INFINITY; 6];
         for b in (1..nb).rev() {
             for j in 0..6 {
-                acc[j] = min(acc[j], bins[b][j]);
+                acc[j] = lane_min(acc[j], bins[b][j]);
             }
-            right[b] = width(&acc);
+            right[b] = lane_width(&acc);
         }
         let mut left = [Real::INFINITY; 6];
         let mut n_left = 0;
         for b in 1..nb {
             for j in 0..6 {
-                left[j] = min(left[j], bins[b - 1][j]);
+                left[j] = lane_min(left[j], bins[b - 1][j]);
             }
             n_left += counts[b - 1] as usize;
             if n_left == 0 || n_left == n {
                 continue;
             }
-            let score = width(&left) * n_left as Real + right[b] * (n - n_left) as Real;
+            let score = lane_width(&left) * n_left as Real + right[b] * (n - n_left) as Real;
             if best.is_none_or(|(least, _, _)| score < least) {
                 best = Some((score, i, b));
             }
         }
     }
-    let (_, i, b) = best?;
-    // By the recorded bins of each slot.
-    Some(partition_by(tris, |m, _| usize::from(sides[m][i]) < b))
+    best
 }
 
 /// In-place partition: moves the triangles for which `left(slot, triangle)` holds to the front

@@ -128,12 +128,8 @@ fn run_with<B: BoundingVolume>(
     build: &BuildOptions,
     options: &QueryOptions,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let t0 = Instant::now();
-    let a = Bvh::<B>::build(mesh_a, build);
-    let build_a = t0.elapsed().as_secs_f64() * 1e3;
-    let t1 = Instant::now();
-    let b = Bvh::<B>::build(mesh_b, build);
-    let build_b = t1.elapsed().as_secs_f64() * 1e3;
+    let (a, build_a) = build_timed::<B>(mesh_a, build);
+    let (b, build_b) = build_timed::<B>(mesh_b, build);
 
     let bar = progress_bar(poses.len(), "poses");
     if poses.len() < 200 {
@@ -143,102 +139,163 @@ fn run_with<B: BoundingVolume>(
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     use std::io::Write;
     if !args.json {
-        writeln!(
-            out,
-            "A: {} ({} triangles, {} tree built in {:.1} ms, {:.0} bytes/triangle)",
-            args.a.display(),
-            a.mesh().triangle_count(),
-            B::KIND,
-            build_a,
-            a.bytes_per_triangle()
-        )?;
-        writeln!(
-            out,
-            "B: {} ({} triangles, {} tree built in {:.1} ms, {:.0} bytes/triangle)",
-            args.b.display(),
-            b.mesh().triangle_count(),
-            B::KIND,
-            build_b,
-            b.bytes_per_triangle()
-        )?;
-        writeln!(
-            out,
-            "{:>6} {:>6} {:>9} {:>8} {:>10} {:>9} {:>10}",
-            "pose", "line", "colliding", "contacts", "box tests", "tri tests", "µs"
-        )?;
+        write_header(&mut out, args, &a, &b, build_a, build_b)?;
     }
-    // Every pose's report and query time, in pose order: one after the other, or on
-    // `--threads` threads (each query timed on its own thread).
-    let query = |pose: &obbtree::pose::Pose, report: &mut CollisionReport| {
-        let start = Instant::now();
-        {
-            let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &pose.pose_ab);
-            collide_with(
-                &a,
-                &b,
-                &rot_ab,
-                &pos_ab,
-                options,
-                CollideWith::default(),
-                report,
-            )
-        };
-        start.elapsed().as_secs_f64() * 1e6
+    let results = query_poses(args, &a, &b, poses, options, &bar)?;
+    let mut totals = write_rows(&mut out, args, poses, &results)?;
+    bar.finish_and_clear();
+    write_summary(&mut out, args, poses.len(), &mut totals, [build_a, build_b])?;
+    out.flush()?;
+    Ok(())
+}
+
+/// The hierarchy of `mesh` and its build time in milliseconds.
+fn build_timed<B: BoundingVolume>(mesh: TriMesh, build: &BuildOptions) -> (Bvh<B>, f64) {
+    let t0 = Instant::now();
+    let tree = Bvh::<B>::build(mesh, build);
+    (tree, t0.elapsed().as_secs_f64() * 1e3)
+}
+
+/// The table's header: both models' trees, then the column names.
+fn write_header<B: BoundingVolume>(
+    out: &mut impl std::io::Write,
+    args: &Args,
+    a: &Bvh<B>,
+    b: &Bvh<B>,
+    build_a: f64,
+    build_b: f64,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "A: {} ({} triangles, {} tree built in {:.1} ms, {:.0} bytes/triangle)",
+        args.a.display(),
+        a.mesh().triangle_count(),
+        B::KIND,
+        build_a,
+        a.bytes_per_triangle()
+    )?;
+    writeln!(
+        out,
+        "B: {} ({} triangles, {} tree built in {:.1} ms, {:.0} bytes/triangle)",
+        args.b.display(),
+        b.mesh().triangle_count(),
+        B::KIND,
+        build_b,
+        b.bytes_per_triangle()
+    )?;
+    writeln!(
+        out,
+        "{:>6} {:>6} {:>9} {:>8} {:>10} {:>9} {:>10}",
+        "pose", "line", "colliding", "contacts", "box tests", "tri tests", "µs"
+    )
+}
+
+/// Every pose's report and query time, in pose order: one after the other, or on
+/// `--threads` threads (each query timed on its own thread).
+fn query_poses<B: BoundingVolume>(
+    args: &Args,
+    a: &Bvh<B>,
+    b: &Bvh<B>,
+    poses: &[obbtree::pose::Pose],
+    options: &QueryOptions,
+    bar: &indicatif::ProgressBar,
+) -> Result<Vec<(CollisionReport, f64)>, Box<dyn std::error::Error>> {
+    let query = |pose: &obbtree::pose::Pose| {
+        let mut report = CollisionReport::default();
+        let us = query_timed(a, b, pose, options, &mut report);
+        bar.inc(1);
+        (report, us)
     };
-    let results: Vec<(CollisionReport, f64)> = if args.start != SeparationPolicy::TopDown {
-        // One list carried from pose to pose, in file order.
-        let mut list = SeparationList::new(args.start);
-        poses
-            .iter()
-            .map(|pose| {
-                let mut report = CollisionReport::default();
-                let rot = pose.pose_ab.rotation.to_rotation_matrix().into_inner();
-                let pos = pose.pose_ab.translation.vector;
-                let start = Instant::now();
-                collide_with(
-                    &a,
-                    &b,
-                    &rot,
-                    &pos,
-                    options,
-                    CollideWith::separation(&mut list),
-                    &mut report,
-                );
-                let us = start.elapsed().as_secs_f64() * 1e6;
-                bar.inc(1);
-                (report, us)
-            })
-            .collect()
+    Ok(if args.start != SeparationPolicy::TopDown {
+        query_carried(args.start, a, b, poses, options, bar)
     } else if args.threads > 1 {
         use rayon::prelude::*;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(args.threads as usize)
             .build()?;
-        pool.install(|| {
-            poses
-                .par_iter()
-                .map(|pose| {
-                    let mut report = CollisionReport::default();
-                    let us = query(pose, &mut report);
-                    bar.inc(1);
-                    (report, us)
-                })
-                .collect()
-        })
+        pool.install(|| poses.par_iter().map(query).collect())
     } else {
-        poses
-            .iter()
-            .map(|pose| {
-                let mut report = CollisionReport::default();
-                let us = query(pose, &mut report);
-                bar.inc(1);
-                (report, us)
-            })
-            .collect()
+        poses.iter().map(query).collect()
+    })
+}
+
+/// One top-down query of B at `pose` against A, and its time in microseconds.
+fn query_timed<B: BoundingVolume>(
+    a: &Bvh<B>,
+    b: &Bvh<B>,
+    pose: &obbtree::pose::Pose,
+    options: &QueryOptions,
+    report: &mut CollisionReport,
+) -> f64 {
+    let start = Instant::now();
+    {
+        let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &pose.pose_ab);
+        collide_with(
+            a,
+            b,
+            &rot_ab,
+            &pos_ab,
+            options,
+            CollideWith::default(),
+            report,
+        )
     };
+    start.elapsed().as_secs_f64() * 1e6
+}
+
+/// The poses' reports and times with one separation list carried from pose to pose, in
+/// file order.
+fn query_carried<B: BoundingVolume>(
+    policy: SeparationPolicy,
+    a: &Bvh<B>,
+    b: &Bvh<B>,
+    poses: &[obbtree::pose::Pose],
+    options: &QueryOptions,
+    bar: &indicatif::ProgressBar,
+) -> Vec<(CollisionReport, f64)> {
+    let mut list = SeparationList::new(policy);
+    poses
+        .iter()
+        .map(|pose| {
+            let mut report = CollisionReport::default();
+            let rot = pose.pose_ab.rotation.to_rotation_matrix().into_inner();
+            let pos = pose.pose_ab.translation.vector;
+            let start = Instant::now();
+            collide_with(
+                a,
+                b,
+                &rot,
+                &pos,
+                options,
+                CollideWith::separation(&mut list),
+                &mut report,
+            );
+            let us = start.elapsed().as_secs_f64() * 1e6;
+            bar.inc(1);
+            (report, us)
+        })
+        .collect()
+}
+
+/// The sums over all poses and each pose's query time.
+struct Totals {
+    micros: Vec<f64>,
+    colliding: u64,
+    contacts: u64,
+    bv_tests: u64,
+    tri_tests: u64,
+}
+
+/// One row (or JSON line) per pose; returns the totals.
+fn write_rows(
+    out: &mut impl std::io::Write,
+    args: &Args,
+    poses: &[obbtree::pose::Pose],
+    results: &[(CollisionReport, f64)],
+) -> std::io::Result<Totals> {
     let mut micros = Vec::with_capacity(poses.len());
     let (mut colliding, mut contacts, mut bv_tests, mut tri_tests) = (0u64, 0u64, 0u64, 0u64);
-    for (i, (pose, (report, us))) in poses.iter().zip(&results).enumerate() {
+    for (i, (pose, (report, us))) in poses.iter().zip(results).enumerate() {
         let us = *us;
         micros.push(us);
         colliding += report.colliding() as u64;
@@ -270,34 +327,49 @@ fn run_with<B: BoundingVolume>(
             )?;
         }
     }
-    bar.finish_and_clear();
+    Ok(Totals {
+        micros,
+        colliding,
+        contacts,
+        bv_tests,
+        tri_tests,
+    })
+}
+
+/// The summary line (or JSON object): totals, mean and median query time, build times.
+fn write_summary(
+    out: &mut impl std::io::Write,
+    args: &Args,
+    poses: usize,
+    totals: &mut Totals,
+    build_ms: [f64; 2],
+) -> std::io::Result<()> {
+    let micros = &mut totals.micros;
     let mean = micros.iter().sum::<f64>() / micros.len() as f64;
-    let median = obbtree::timing::median(&mut micros);
+    let median = obbtree::timing::median(micros);
     if args.json {
         let summary = serde_json::json!({"summary": {
-            "poses": poses.len(),
-            "colliding": colliding,
-            "contacts": contacts,
-            "bv_tests": bv_tests,
-            "tri_tests": tri_tests,
+            "poses": poses,
+            "colliding": totals.colliding,
+            "contacts": totals.contacts,
+            "bv_tests": totals.bv_tests,
+            "tri_tests": totals.tri_tests,
             "mean_micros": mean,
             "median_micros": median,
-            "build_ms": [build_a, build_b],
+            "build_ms": build_ms,
         }});
-        writeln!(out, "{summary}")?;
+        writeln!(out, "{summary}")
     } else {
         writeln!(
             out,
             "summary: {} poses, {} colliding, {} contacts, {} box tests, {} tri tests, query mean {:.1} µs, median {:.1} µs",
-            poses.len(),
-            colliding,
-            contacts,
-            bv_tests,
-            tri_tests,
+            poses,
+            totals.colliding,
+            totals.contacts,
+            totals.bv_tests,
+            totals.tri_tests,
             mean,
             median
-        )?;
+        )
     }
-    out.flush()?;
-    Ok(())
 }

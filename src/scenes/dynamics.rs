@@ -332,6 +332,27 @@ impl Simulation {
             return stats;
         }
         let config = self.config;
+        let state = self.driven_state(environment, object);
+
+        // A body held by its contacts that would move less than the bisection's tolerance
+        // twice over is at rest: it stays where it is (and its contacts with it).
+        if !self.report.contacts.is_empty()
+            && self.displacement(&state, config.dt) < 2.0 * config.toi_tolerance
+        {
+            self.state.velocity = Vector::zeros();
+            self.state.angular_velocity = Vector::zeros();
+            self.asleep = true;
+            return stats;
+        }
+        let (current, stuck) = self.move_to_impacts(environment, object, &state, &mut stats);
+        self.end_step(current, stuck);
+        stats
+    }
+
+    /// The body's state with the step's gravity, contact impulses, conveyor, damping and
+    /// speed caps applied to its velocities.
+    fn driven_state(&self, environment: &ObbTree, object: &ObbTree) -> BodyState {
+        let config = self.config;
         let mut state = self.state;
         state.velocity += self.gravity(&state.com) * config.dt;
         impulses(
@@ -352,20 +373,21 @@ impl Simulation {
         state.angular_velocity *= (1.0 - config.angular_damping * config.dt).max(0.0);
         cap(&mut state.velocity, config.max_speed);
         cap(&mut state.angular_velocity, config.max_angular_speed);
+        state
+    }
 
-        // A body held by its contacts that would move less than the bisection's tolerance
-        // twice over is at rest: it stays where it is (and its contacts with it).
-        if !self.report.contacts.is_empty()
-            && self.displacement(&state, config.dt) < 2.0 * config.toi_tolerance
-        {
-            self.state.velocity = Vector::zeros();
-            self.state.angular_velocity = Vector::zeros();
-            self.asleep = true;
-            return stats;
-        }
-        // The motion, cut back at each impact.
+    /// The motion, cut back at each impact: the state reached and how many impacts found no
+    /// admissible pose before them.
+    fn move_to_impacts(
+        &mut self,
+        environment: &ObbTree,
+        object: &ObbTree,
+        state: &BodyState,
+        stats: &mut StepStats,
+    ) -> (BodyState, usize) {
+        let config = self.config;
         let mut remaining = config.dt;
-        let mut current = self.state_at_pose(&state);
+        let mut current = self.state_at_pose(state);
         let mut stuck = 0;
         for _ in 0..=config.max_substeps {
             let end = self.snapped(&advance(&current, remaining));
@@ -384,68 +406,100 @@ impl Simulation {
                 break;
             }
             stats.impacts += 1;
-            // Bisection: `lo` admissible (the current pose), `hi` interpenetrating.
             std::mem::swap(&mut self.hit, &mut self.probe);
-            let mut hi_pose = end_pose;
-            let (mut lo, mut hi) = (0.0, remaining);
-            let mut lo_found: Option<BodyState> = None;
-            while self.displacement(&current, hi - lo) > config.toi_tolerance {
-                let mid = 0.5 * (lo + hi);
-                let probe = self.snapped(&advance(&current, mid));
-                stats.queries += 1;
-                let (probe_pose, deep) = self.probe(environment, object, &probe);
-                stats.bv_tests += self.probe.bv_tests;
-                if deep {
-                    hi = mid;
-                    hi_pose = probe_pose;
-                    std::mem::swap(&mut self.hit, &mut self.probe);
-                } else {
-                    lo = mid;
-                    lo_found = Some(probe);
-                    std::mem::swap(&mut self.report, &mut self.probe);
-                    self.pose = probe_pose;
-                }
-            }
+            let (lo, hi_pose, lo_found) =
+                self.bisect_impact(environment, object, &current, remaining, end_pose, stats);
             match lo_found {
                 Some(at) => current = at,
                 None => stuck += 1,
             }
-            // Impulses at all the impact's contacts (the probes stopped at the first
-            // interpenetrating one: one more, complete query), then the rest of the step from
-            // `lo`.
-            {
-                let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &hi_pose);
-                collide_with(
-                    environment,
-                    object,
-                    &rot_ab,
-                    &pos_ab,
-                    &QueryOptions::default(),
-                    CollideWith::default(),
-                    &mut self.hit,
-                )
-            };
-            stats.queries += 1;
-            stats.bv_tests += self.hit.bv_tests;
-            let hit = std::mem::take(&mut self.hit.contacts);
-            impulses(
-                environment,
-                object,
-                &hi_pose,
-                &hit,
-                &self.mass,
-                &mut current,
-                &config,
-            );
-            self.hit.contacts = hit;
-            cap(&mut current.velocity, config.max_speed);
-            cap(&mut current.angular_velocity, config.max_angular_speed);
+            self.impact_impulses(environment, object, &hi_pose, &mut current, stats);
             remaining -= lo;
             if remaining <= 0.0 {
                 break;
             }
         }
-        if stuck == config.max_substeps {
+        (current, stuck)
+    }
+
+    /// Bisection of the time of impact: `lo` admissible (the current pose), `hi`
+    /// interpenetrating. Returns `lo`, the pose at `hi` and the last admissible state found.
+    fn bisect_impact(
+        &mut self,
+        environment: &ObbTree,
+        object: &ObbTree,
+        current: &BodyState,
+        remaining: f64,
+        end_pose: Isometry,
+        stats: &mut StepStats,
+    ) -> (f64, Isometry, Option<BodyState>) {
+        let config = self.config;
+        let mut hi_pose = end_pose;
+        let (mut lo, mut hi) = (0.0, remaining);
+        let mut lo_found: Option<BodyState> = None;
+        while self.displacement(current, hi - lo) > config.toi_tolerance {
+            let mid = 0.5 * (lo + hi);
+            let probe = self.snapped(&advance(current, mid));
+            stats.queries += 1;
+            let (probe_pose, deep) = self.probe(environment, object, &probe);
+            stats.bv_tests += self.probe.bv_tests;
+            if deep {
+                hi = mid;
+                hi_pose = probe_pose;
+                std::mem::swap(&mut self.hit, &mut self.probe);
+            } else {
+                lo = mid;
+                lo_found = Some(probe);
+                std::mem::swap(&mut self.report, &mut self.probe);
+                self.pose = probe_pose;
+            }
+        }
+        (lo, hi_pose, lo_found)
+    }
+
+    /// Impulses at all the impact's contacts (the probes stopped at the first
+    /// interpenetrating one: one more, complete query), applied to `current`.
+    fn impact_impulses(
+        &mut self,
+        environment: &ObbTree,
+        object: &ObbTree,
+        hi_pose: &Isometry,
+        current: &mut BodyState,
+        stats: &mut StepStats,
+    ) {
+        let config = self.config;
+        {
+            let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), hi_pose);
+            collide_with(
+                environment,
+                object,
+                &rot_ab,
+                &pos_ab,
+                &QueryOptions::default(),
+                CollideWith::default(),
+                &mut self.hit,
+            )
+        };
+        stats.queries += 1;
+        stats.bv_tests += self.hit.bv_tests;
+        let hit = std::mem::take(&mut self.hit.contacts);
+        impulses(
+            environment,
+            object,
+            hi_pose,
+            &hit,
+            &self.mass,
+            current,
+            &config,
+        );
+        self.hit.contacts = hit;
+        cap(&mut current.velocity, config.max_speed);
+        cap(&mut current.angular_velocity, config.max_angular_speed);
+    }
+
+    /// Ends the step at `current`: a body jammed among its contacts stops there.
+    fn end_step(&mut self, mut current: BodyState, stuck: usize) {
+        if stuck == self.config.max_substeps {
             // Every impact of the step came at once and the impulses could not free the body:
             // it is jammed among its contacts. It stops there rather than pushing on, and comes
             // to rest if that lasts.
@@ -458,7 +512,6 @@ impl Simulation {
         }
         self.state = current;
         self.line = pose_line(&self.pose);
-        stats
     }
 
     /// The gravity acceleration at `com`, m/s².

@@ -128,7 +128,17 @@ pub struct SceneSpec {
 impl SceneSpec {
     /// The specification of a scene.
     pub fn of(id: SceneId) -> Self {
-        let base = DynamicsConfig {
+        let base = Self::base_dynamics();
+        match id {
+            SceneId::Pipes => Self::pipes(base),
+            SceneId::Torus => Self::torus(base),
+            SceneId::Torpedo => Self::torpedo(base),
+        }
+    }
+
+    /// The integrator's parameters the scenes start from.
+    fn base_dynamics() -> DynamicsConfig {
+        DynamicsConfig {
             dt: 0.01,
             steps: 1000,
             gravity: Gravity::Uniform(Vector::new(0.0, -9.81, 0.0)),
@@ -145,124 +155,134 @@ impl SceneSpec {
             penetration: 5e-4,
             toi_tolerance: 1e-4,
             max_substeps: 4,
-        };
-        match id {
-            SceneId::Pipes => Self {
-                id,
-                environment_file: "models/pipes.obj",
-                object_file: "models/pipes.obj",
-                object_scale: 1.0 / 15.0,
-                path_file: "paths/pipes.txt",
-                dynamics: DynamicsConfig {
-                    steps: 4008,
-                    gravity: Gravity::Central {
-                        center: Point::origin(),
-                        acceleration: 3.0,
-                    },
-                    ..base
+        }
+    }
+
+    /// The pipes scene (Fig. 8).
+    fn pipes(base: DynamicsConfig) -> Self {
+        Self {
+            id: SceneId::Pipes,
+            environment_file: "models/pipes.obj",
+            object_file: "models/pipes.obj",
+            object_scale: 1.0 / 15.0,
+            path_file: "paths/pipes.txt",
+            dynamics: DynamicsConfig {
+                steps: 4008,
+                gravity: Gravity::Central {
+                    center: Point::origin(),
+                    acceleration: 3.0,
                 },
-                start: Isometry::from_parts(
-                    Vector::new(15.6, 17.3, 15.2).into(),
-                    UnitQuaternion::from_euler_angles(0.4, 0.9, 0.2),
-                ),
-                start_escape: Vector::new(1.0, 1.0, 1.0).normalize(),
-                v0: Vector::new(-0.2, 0.0, 0.1),
-                w0: Vector::new(0.3, -0.5, 0.4),
-                paper: PaperRow {
-                    environment_triangles: 143_690,
-                    object_triangles: 143_690,
-                    steps: Some(4008),
-                    contacts: Some(23_905),
-                    box_tests: Some(1_704_187),
-                    tri_tests: Some(71_589),
-                    total_seconds: Some(16.9),
-                    avg_query_micros: Some(4_200.0),
-                    avg_box_test_nanos: Some(7_900.0),
-                    avg_contacts_per_step: Some(6.0),
-                    machine: "SGI Reality Engine, 90 MHz R8000",
-                },
+                ..base
             },
-            SceneId::Torus => Self {
-                id,
-                environment_file: "models/landscape.obj",
-                object_file: "models/wrinkled_torus.obj",
-                object_scale: 1.0,
-                path_file: "paths/torus.txt",
-                dynamics: DynamicsConfig {
-                    steps: 1298,
-                    // The Moon's gravity: the fall and the bounces take most of the paper's
-                    // 1,298 steps, as its average of 1.7 contacts per step implies.
-                    gravity: Gravity::Uniform(Vector::new(0.0, -1.62, 0.0)),
-                    max_speed: 2.5,
-                    max_angular_speed: 1.2,
-                    restitution: 0.5,
-                    ..base
-                },
-                // Chosen among 48 random starts for a path whose per-step work is near the
-                // paper's (Table 3): the torus lands over the stalagmite, bounces on teeth and
-                // comes to rest around it.
-                start: Isometry::from_parts(
-                    Vector::new(0.525, 3.2, 0.117).into(),
-                    UnitQuaternion::from_euler_angles(-0.317, -2.075, 0.408),
-                ),
-                start_escape: Vector::y(),
-                v0: Vector::new(-0.301, 0.0, -0.372),
-                w0: Vector::new(0.0, 0.836, 0.0),
-                paper: PaperRow {
-                    environment_triangles: 98_000,
-                    object_triangles: 20_000,
-                    steps: Some(1298),
-                    contacts: Some(2_266),
-                    box_tests: Some(1_055_559),
-                    tri_tests: Some(7_069),
-                    total_seconds: Some(8.9),
-                    avg_query_micros: Some(6_900.0),
-                    avg_box_test_nanos: Some(7_300.0),
-                    avg_contacts_per_step: Some(1.7),
-                    machine: "SGI Reality Engine, 90 MHz R8000",
-                },
+            start: Isometry::from_parts(
+                Vector::new(15.6, 17.3, 15.2).into(),
+                UnitQuaternion::from_euler_angles(0.4, 0.9, 0.2),
+            ),
+            start_escape: Vector::new(1.0, 1.0, 1.0).normalize(),
+            v0: Vector::new(-0.2, 0.0, 0.1),
+            w0: Vector::new(0.3, -0.5, 0.4),
+            paper: PaperRow {
+                environment_triangles: 143_690,
+                object_triangles: 143_690,
+                steps: Some(4008),
+                contacts: Some(23_905),
+                box_tests: Some(1_704_187),
+                tri_tests: Some(71_589),
+                total_seconds: Some(16.9),
+                avg_query_micros: Some(4_200.0),
+                avg_box_test_nanos: Some(7_900.0),
+                avg_contacts_per_step: Some(6.0),
+                machine: "SGI Reality Engine, 90 MHz R8000",
             },
-            SceneId::Torpedo => Self {
-                id,
-                environment_file: "models/pivot.obj",
-                object_file: "models/torpedo.obj",
-                object_scale: 1.0,
-                path_file: "paths/torpedo.txt",
-                dynamics: DynamicsConfig {
-                    steps: 1500,
-                    // Moved along the cradle by the handling gear.
-                    conveyor: Vector::new(0.35, 0.0, 0.0),
-                    restitution: 0.2,
-                    friction: 0.1,
-                    max_speed: 0.8,
-                    max_angular_speed: 0.6,
-                    angular_damping: 1.0,
-                    // Sliding on rollers lifts the torpedo off them at every step: three impacts
-                    // a step keep its per-step work within the viewer's frame budget.
-                    max_substeps: 3,
-                    toi_tolerance: 2e-4,
-                    ..base
-                },
-                start: Isometry::from_parts(
-                    Vector::new(-0.2, 0.18, 0.0).into(),
-                    UnitQuaternion::from_euler_angles(0.05, 0.0, 0.02),
-                ),
-                start_escape: Vector::y(),
-                v0: Vector::zeros(),
-                w0: Vector::zeros(),
-                paper: PaperRow {
-                    environment_triangles: 44_921,
-                    object_triangles: 4_780,
-                    steps: None,
-                    contacts: None,
-                    box_tests: None,
-                    tri_tests: None,
-                    total_seconds: None,
-                    avg_query_micros: Some(100_000.0),
-                    avg_box_test_nanos: None,
-                    avg_contacts_per_step: None,
-                    machine: "SGI Reality Engine, 200 MHz R4400",
-                },
+        }
+    }
+
+    /// The torus scene (Fig. 10).
+    fn torus(base: DynamicsConfig) -> Self {
+        Self {
+            id: SceneId::Torus,
+            environment_file: "models/landscape.obj",
+            object_file: "models/wrinkled_torus.obj",
+            object_scale: 1.0,
+            path_file: "paths/torus.txt",
+            dynamics: DynamicsConfig {
+                steps: 1298,
+                // The Moon's gravity: the fall and the bounces take most of the paper's
+                // 1,298 steps, as its average of 1.7 contacts per step implies.
+                gravity: Gravity::Uniform(Vector::new(0.0, -1.62, 0.0)),
+                max_speed: 2.5,
+                max_angular_speed: 1.2,
+                restitution: 0.5,
+                ..base
+            },
+            // Chosen among 48 random starts for a path whose per-step work is near the
+            // paper's (Table 3): the torus lands over the stalagmite, bounces on teeth and
+            // comes to rest around it.
+            start: Isometry::from_parts(
+                Vector::new(0.525, 3.2, 0.117).into(),
+                UnitQuaternion::from_euler_angles(-0.317, -2.075, 0.408),
+            ),
+            start_escape: Vector::y(),
+            v0: Vector::new(-0.301, 0.0, -0.372),
+            w0: Vector::new(0.0, 0.836, 0.0),
+            paper: PaperRow {
+                environment_triangles: 98_000,
+                object_triangles: 20_000,
+                steps: Some(1298),
+                contacts: Some(2_266),
+                box_tests: Some(1_055_559),
+                tri_tests: Some(7_069),
+                total_seconds: Some(8.9),
+                avg_query_micros: Some(6_900.0),
+                avg_box_test_nanos: Some(7_300.0),
+                avg_contacts_per_step: Some(1.7),
+                machine: "SGI Reality Engine, 90 MHz R8000",
+            },
+        }
+    }
+
+    /// The torpedo scene (Fig. 7).
+    fn torpedo(base: DynamicsConfig) -> Self {
+        Self {
+            id: SceneId::Torpedo,
+            environment_file: "models/pivot.obj",
+            object_file: "models/torpedo.obj",
+            object_scale: 1.0,
+            path_file: "paths/torpedo.txt",
+            dynamics: DynamicsConfig {
+                steps: 1500,
+                // Moved along the cradle by the handling gear.
+                conveyor: Vector::new(0.35, 0.0, 0.0),
+                restitution: 0.2,
+                friction: 0.1,
+                max_speed: 0.8,
+                max_angular_speed: 0.6,
+                angular_damping: 1.0,
+                // Sliding on rollers lifts the torpedo off them at every step: three impacts
+                // a step keep its per-step work within the viewer's frame budget.
+                max_substeps: 3,
+                toi_tolerance: 2e-4,
+                ..base
+            },
+            start: Isometry::from_parts(
+                Vector::new(-0.2, 0.18, 0.0).into(),
+                UnitQuaternion::from_euler_angles(0.05, 0.0, 0.02),
+            ),
+            start_escape: Vector::y(),
+            v0: Vector::zeros(),
+            w0: Vector::zeros(),
+            paper: PaperRow {
+                environment_triangles: 44_921,
+                object_triangles: 4_780,
+                steps: None,
+                contacts: None,
+                box_tests: None,
+                tri_tests: None,
+                total_seconds: None,
+                avg_query_micros: Some(100_000.0),
+                avg_box_test_nanos: None,
+                avg_contacts_per_step: None,
+                machine: "SGI Reality Engine, 200 MHz R4400",
             },
         }
     }

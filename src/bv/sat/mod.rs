@@ -236,19 +236,6 @@ fn separated_x8<W: X8>(
     let epsv = W::splat(eps);
     // No closures, `array::from_fn` or `map` here: they are not always inlined, and an AVX
     // operation left in a function not compiled for AVX becomes a call per operation.
-    #[inline(always)]
-    fn madd<W: X8>(c: [W; 3], x: W, y: W, z: W) -> W {
-        c[0].mul(x).add(c[1].mul(y)).add(c[2].mul(z))
-    }
-    #[inline(always)]
-    fn column<W: X8>(c: [W; 3], bj: W) -> W {
-        madd(
-            c,
-            bj.broadcast::<0>(),
-            bj.broadcast::<1>(),
-            bj.broadcast::<2>(),
-        )
-    }
     let cols = [colx, coly, colz];
     let t = madd(cols, dx, dy, dz);
     let rc = [
@@ -272,12 +259,7 @@ fn separated_x8<W: X8>(
         ha.broadcast::<1>(),
         ha.broadcast::<2>(),
     );
-    // The slack ([`Slack`]), from values already in the lanes (not summed as scalars and moved).
-    let gap = dx.abs().add(dy.abs()).add(dz.abs());
-    let sizes = ha0.add(ha1).add(ha2.add(hb[0].add(hb[1]).add(hb[2])));
-    let sl = W::splat(slack.relative)
-        .mul(gap.add(sizes))
-        .add(W::splat(slack.absolute));
+    let sl = slack_x8(slack, [dx, dy, dz], [ha0, ha1, ha2], &hb);
     // A's face axes. No early exit after them or after B's: whether both tests end there is
     // hard to predict, and the axes cost less than the mispredictions.
     let rhs = ha
@@ -298,16 +280,64 @@ fn separated_x8<W: X8>(
         .add(ha0.mul(rows[0]).add(ha1.mul(rows[1])).add(ha2.mul(rows[2])));
     // The axes' verdicts stay lane masks until the one decision at the end.
     let faces = W::or(face_a, sb.abs().gt(rhs));
-    let depth = {
-        let [lo, hi] = depth_a.min(rhs.sub(sb.abs())).to_arrays();
-        let least = |d: [f32; 4]| d[0].min(d[1]).min(d[2]);
-        [least(lo), least(hi)]
-    };
+    let depth = least_depth(depth_a.min(rhs.sub(sb.abs())));
     if lite {
         return (W::any3(faces), depth);
     }
-    // Edge–edge axes, computed even where a face axis separates (no branch: see
-    // [`separated_f32_pair`]).
+    let any = edge_axes_separate(faces, t, ha, &rc, &ra, &hb, sl);
+    (W::any3(any), depth)
+}
+
+/// `c[0]·x + c[1]·y + c[2]·z`, lane by lane.
+#[inline(always)]
+fn madd<W: X8>(c: [W; 3], x: W, y: W, z: W) -> W {
+    c[0].mul(x).add(c[1].mul(y)).add(c[2].mul(z))
+}
+
+/// The matrix with columns `c` times the vector broadcast from lanes 0, 1, 2 of `bj`.
+#[inline(always)]
+fn column<W: X8>(c: [W; 3], bj: W) -> W {
+    madd(
+        c,
+        bj.broadcast::<0>(),
+        bj.broadcast::<1>(),
+        bj.broadcast::<2>(),
+    )
+}
+
+/// The slack ([`Slack`]), from values already in the lanes (not summed as scalars and moved):
+/// `d` the centres' offset, `ha` and `hb` the boxes' half sizes, each broadcast.
+#[inline(always)]
+fn slack_x8<W: X8>(slack: Slack, d: [W; 3], ha: [W; 3], hb: &[W; 3]) -> W {
+    let [dx, dy, dz] = d;
+    let [ha0, ha1, ha2] = ha;
+    let gap = dx.abs().add(dy.abs()).add(dz.abs());
+    let sizes = ha0.add(ha1).add(ha2.add(hb[0].add(hb[1]).add(hb[2])));
+    W::splat(slack.relative)
+        .mul(gap.add(sizes))
+        .add(W::splat(slack.absolute))
+}
+
+/// Each half's face depth: the least of lanes 0, 1, 2 of `d`.
+#[inline(always)]
+fn least_depth<W: X8>(d: W) -> [f32; 2] {
+    let [lo, hi] = d.to_arrays();
+    let least = |d: [f32; 4]| d[0].min(d[1]).min(d[2]);
+    [least(lo), least(hi)]
+}
+
+/// The face axes' verdicts `faces` or'ed with the nine edge–edge axes', computed even where a
+/// face axis separates (no branch: see [`separated_f32_pair`]).
+#[inline(always)]
+fn edge_axes_separate<W: X8>(
+    faces: W::M,
+    t: W,
+    ha: W,
+    rc: &[W; 3],
+    ra: &[W; 3],
+    hb: &[W; 3],
+    sl: W,
+) -> W::M {
     let (t1r, t2r) = (t.rot1(), t.rot2());
     let (ha1r, ha2r) = (ha.rot1(), ha.rot2());
     let mut any = faces;
@@ -324,7 +354,7 @@ fn separated_x8<W: X8>(
             .add(hb[j1].mul(ra[j2]).add(hb[j2].mul(ra[j1])).add(sl));
         any = W::or(any, lhs.gt(rhs));
     }
-    (W::any3(any), depth)
+    any
 }
 
 /// B's axes (`cols[k][j]` = coordinate `k` of axis `j`) rotated by the matrix with columns `m`
