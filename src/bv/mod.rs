@@ -129,7 +129,7 @@ pub enum ObbFit {
     /// cheaper: no hull).
     Triangles,
     /// The box of smallest surface area among the §4 hull fit, the triangles' fit and the model
-    /// frame's own axes (docs/decisions.md, "fitting").
+    /// frame's own axes (docs/decisions.md, "Fit").
     Smallest,
     /// The default: the §4 box turned about one of its axes at a time to the least box volume
     /// that turn reaches (exact per turn, by rotating calipers over the hull's projection);

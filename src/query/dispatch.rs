@@ -65,7 +65,7 @@ fn walk_avx2<B: BoundingVolume, V: Visitor<B>>(
 /// instruction slows Skylake-SP and Cascade Lake cores. So B's root box is copied by the caller
 /// ([`walk_on`]), placed boxes are written by [`write_unmerged`], and a visitor's triangle test
 /// is compiled for any CPU ([`super::triangles::Triangles::intersect`]). OBB trees only (the
-/// others' double-precision tests would be widened). Figures: docs/decisions.md, "SIMD".
+/// others' double-precision tests would be widened). Figures: docs/decisions.md, "Traversal".
 #[cfg(simd_x86)]
 #[target_feature(enable = "avx2,avx512f,avx512vl")]
 fn walk_avx512<B: BoundingVolume, V: Visitor<B>>(
