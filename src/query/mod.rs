@@ -6,6 +6,7 @@
 //! (B placed in A's frame, with a separation list, a trace, a stop rule or threads: [`CollideWith`]).
 //! [`traverse`] runs the walk with a [`Visitor`] of one's own.
 
+mod collide;
 mod contacts;
 pub mod cost;
 mod dispatch;
@@ -19,7 +20,7 @@ mod triangles;
 mod walk;
 
 pub use crate::predicates::{orient2d, orient3d};
-pub use contacts::{CollideWith, collide, collide_with};
+pub use collide::{CollideWith, collide, collide_with};
 pub use intersection::{Intersection, triangle_intersection};
 pub use separation::{SeparationList, SeparationPolicy};
 pub use tri_tri::{has_area, triangles_intersect};
