@@ -30,6 +30,8 @@ impl<'u> Contacts<'u> {
 }
 
 impl<B: BoundingVolume> Visitor<B> for Contacts<'_> {
+    const HEARS_PAIRS: bool = false;
+
     #[inline(always)]
     fn ordered(&self) -> bool {
         self.first

@@ -31,6 +31,8 @@ pub enum CostWalk {
 struct NoTriangles;
 
 impl<B: BoundingVolume> Visitor<B> for NoTriangles {
+    const HEARS_PAIRS: bool = false;
+
     #[inline(always)]
     fn leaves(&mut self, _: LeafPair, _: &mut Triangles<'_>) -> Control {
         Control::Continue

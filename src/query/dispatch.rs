@@ -2,37 +2,36 @@
 //! (x86-64, `simd_x86`: see `build.rs`). The walk's paired box tests run on 8-lane registers
 //! where AVX2 was detected ([`Wide::detect`]).
 
-use super::walk::{Pending, Visitor, Walk};
-use crate::bv::BoundingVolume;
 use crate::bv::sat::lanes::Wide;
 #[cfg(simd_x86)]
 use crate::bv::sat::lanes::WideKind;
-use std::mem::MaybeUninit;
 
-/// [`Walk::walk`] below the overlapping pair (a, b) on the instructions the CPU has; `pb` is
-/// B's node placed in A's frame, copied to `arena[0]` here (see [`walk_avx512`]). `stack` and
-/// `arena` hold at least the walk's bounds (its writes are checked: less panics).
+/// Code compiled once for each instruction set the dispatch picks from: [`Compilable::run`]
+/// with `AVX` true runs inside a function compiled for AVX2 (or AVX2 with AVX-512F/VL), where
+/// [`wide`] gives the paired tests inlined on 8-lane registers. The walk below a pair is the
+/// one such code.
+pub(super) trait Compilable {
+    /// Runs; `AVX`: compiled for AVX2. Mark it `#[inline(always)]`, so that its body is
+    /// compiled into each of [`run_on`]'s functions.
+    fn run<const AVX: bool>(self) -> bool;
+}
+
+/// Runs `code` compiled for the instructions `wide` says the CPU has: AVX2, AVX2 with
+/// AVX-512F/VL where `avx512` allows it and the CPU has them, else any CPU.
 #[inline(always)]
-pub(super) fn walk_on<B: BoundingVolume, V: Visitor<B>>(
-    w: &mut Walk<'_, B>,
-    v: &mut V,
-    a: usize,
-    b: usize,
-    pb: &B::Placed,
-    stack: &mut [MaybeUninit<Pending>],
-    arena: &mut [MaybeUninit<B::Placed>],
-) -> bool {
-    arena[0].write(*pb);
+pub(super) fn run_on<C: Compilable>(wide: Wide, avx512: bool, code: C) -> bool {
     #[cfg(simd_x86)]
-    if w.wide.0 == WideKind::Avx2 {
-        if B::KIND == crate::bv::BvKind::Obb && avx512vl() {
+    if wide.0 == WideKind::Avx2 {
+        if avx512 && avx512vl() {
             // SAFETY: AVX2 (`wide`, from `Wide::detect`) and AVX-512F/VL were detected.
-            return unsafe { walk_avx512(w, v, a, b, stack, arena) };
+            return unsafe { walk_avx512(code) };
         }
         // SAFETY: `wide` says AVX2 only where the CPU has it (`Wide::detect`).
-        return unsafe { walk_avx2(w, v, a, b, stack, arena) };
+        return unsafe { walk_avx2(code) };
     }
-    w.walk::<V, false>(v, a, b, stack, arena)
+    #[cfg(not(simd_x86))]
+    let _ = (wide, avx512);
+    code.run::<false>()
 }
 
 /// The instructions of the paired tests in this compilation of the walk.
@@ -49,34 +48,20 @@ pub(super) fn wide<const AVX: bool>() -> Wide {
 /// The walk compiled for AVX2: the paired box tests run on 8-lane registers.
 #[cfg(simd_x86)]
 #[target_feature(enable = "avx2")]
-fn walk_avx2<B: BoundingVolume, V: Visitor<B>>(
-    w: &mut Walk<'_, B>,
-    v: &mut V,
-    a: usize,
-    b: usize,
-    stack: &mut [MaybeUninit<Pending>],
-    arena: &mut [MaybeUninit<B::Placed>],
-) -> bool {
-    w.walk::<V, true>(v, a, b, stack, arena)
+fn walk_avx2<C: Compilable>(code: C) -> bool {
+    code.run::<true>()
 }
 
 /// The walk compiled for AVX2 with AVX-512F and VL: the same 256-bit operations with the 32
 /// vector registers AVX-512VL gives (fewer spills), never a 512-bit register: a 512-bit
-/// instruction slows Skylake-SP and Cascade Lake cores. So B's root box is copied by the caller
-/// ([`walk_on`]), placed boxes are written by [`write_unmerged`], and a visitor's triangle test
-/// is compiled for any CPU ([`super::triangles::Triangles::intersect`]). OBB trees only (the
-/// others' double-precision tests would be widened). Figures: docs/decisions.md, "Traversal".
+/// instruction slows Skylake-SP and Cascade Lake cores. So B's root box is copied by the caller,
+/// placed boxes are written by [`write_unmerged`], and a visitor's leaf test is compiled for any
+/// CPU (not inlined). OBB trees only (the others' double-precision tests would be widened).
+/// Figures: docs/decisions.md, "Traversal".
 #[cfg(simd_x86)]
 #[target_feature(enable = "avx2,avx512f,avx512vl")]
-fn walk_avx512<B: BoundingVolume, V: Visitor<B>>(
-    w: &mut Walk<'_, B>,
-    v: &mut V,
-    a: usize,
-    b: usize,
-    stack: &mut [MaybeUninit<Pending>],
-    arena: &mut [MaybeUninit<B::Placed>],
-) -> bool {
-    w.walk::<V, true>(v, a, b, stack, arena)
+fn walk_avx512<C: Compilable>(code: C) -> bool {
+    code.run::<true>()
 }
 
 /// Whether this CPU has AVX-512F and AVX-512VL (the detection is cached by the standard
@@ -116,7 +101,7 @@ pub(super) unsafe fn write_unmerged<T: Copy>(dst: *mut T, value: T) {
 #[cfg(test)]
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Compiled {
-    /// As the query picks it ([`walk_on`]).
+    /// As the query picks it ([`run_on`]).
     Picked,
     /// For any CPU (the paired tests on two 4-lane halves).
     Any,
@@ -143,27 +128,22 @@ pub(super) fn compilations() -> Vec<Compiled> {
     all
 }
 
-/// The walk below the overlapping root pair, compiled as `compiled` says.
+/// `code` compiled as `compiled` says.
 #[cfg(test)]
-pub(super) fn walk_compiled<B: BoundingVolume, V: Visitor<B>>(
-    w: &mut Walk<'_, B>,
-    v: &mut V,
+pub(super) fn run_compiled<C: Compilable>(
     compiled: Compiled,
-    pb: &B::Placed,
-    stack: &mut [MaybeUninit<Pending>],
-    arena: &mut [MaybeUninit<B::Placed>],
+    wide: Wide,
+    avx512: bool,
+    code: C,
 ) -> bool {
-    if !matches!(compiled, Compiled::Picked) {
-        arena[0].write(*pb);
-    }
     match compiled {
-        Compiled::Picked => walk_on(w, v, 0, 0, pb, stack, arena),
-        Compiled::Any => w.walk::<V, false>(v, 0, 0, stack, arena),
+        Compiled::Picked => run_on(wide, avx512, code),
+        Compiled::Any => code.run::<false>(),
         // SAFETY: listed by `compilations` only where detected.
         #[cfg(simd_x86)]
-        Compiled::Avx2 => unsafe { walk_avx2(w, v, 0, 0, stack, arena) },
+        Compiled::Avx2 => unsafe { walk_avx2(code) },
         // SAFETY: as above.
         #[cfg(simd_x86)]
-        Compiled::Avx512 => unsafe { walk_avx512(w, v, 0, 0, stack, arena) },
+        Compiled::Avx512 => unsafe { walk_avx512(code) },
     }
 }

@@ -11,7 +11,7 @@ use super::triangles::Triangles;
 use crate::bv::sat::batch::BATCH;
 use crate::bv::sat::box_triangle::LaneTriangle;
 use crate::bv::sat::lanes::Wide;
-use crate::bv::{BoundingVolume, OverlapOptions};
+use crate::bv::{BoundingVolume, BvKind, OverlapOptions};
 use crate::bvh::{Bvh, Node};
 use crate::math::{Matrix3, Real, Vector, transform_point};
 use std::mem::MaybeUninit;
@@ -47,6 +47,11 @@ pub struct LeafPair {
 /// (Li & Chen §4.1). The walk is monomorphised for each visitor: hooks left at their default
 /// cost nothing.
 pub trait Visitor<B: BoundingVolume> {
+    /// Whether the visitor hears of the pairs that are not leaf pairs ([`Visitor::overlapping`],
+    /// [`Visitor::disjoint`], [`Visitor::skipped`]). A visitor that only decides at leaf pairs
+    /// sets it to `false`: the walk's loop then carries no hook at all (measured faster than
+    /// empty hooks, docs/decisions.md, "Traversal").
+    const HEARS_PAIRS: bool = true;
     /// Whether, of two overlapping child pairs, the deeper (or nearer) goes first: a heuristic
     /// for queries that stop early (first contact). Read once when the walk starts.
     fn ordered(&self) -> bool {
@@ -456,8 +461,10 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
     }
 
     /// The triangle test of the leaf pair (a, b) by the visitor (one N_p). Returns `true` if
-    /// the visitor stopped the walk.
-    #[inline(always)]
+    /// the visitor stopped the walk. Not inlined: the visitor's code (exact tests in double
+    /// precision, storing contacts) stays out of the walk's loop and is compiled for any CPU,
+    /// not widened in the AVX-512 compilation ([`super::dispatch`]).
+    #[inline(never)]
     pub(super) fn leaves<V: Visitor<B>>(&mut self, v: &mut V, a: u32, b: u32) -> bool {
         self.tri_tests += 1;
         let pair = LeafPair {
@@ -478,12 +485,37 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
         if stack_len <= WALK_STACK && arena_len <= WALK_ARENA {
             let mut stack = [MaybeUninit::<Pending>::uninit(); WALK_STACK];
             let mut arena = [MaybeUninit::<B::Placed>::uninit(); WALK_ARENA];
-            dispatch::walk_on(self, v, a, b, pb, &mut stack, &mut arena)
+            self.below(v, a, b, pb, &mut stack, &mut arena).on_cpu()
         } else {
             let mut stack = Vec::<Pending>::with_capacity(stack_len);
             let mut arena = Vec::<B::Placed>::with_capacity(arena_len);
             let (stack, arena) = (stack.spare_capacity_mut(), arena.spare_capacity_mut());
-            dispatch::walk_on(self, v, a, b, pb, stack, arena)
+            self.below(v, a, b, pb, stack, arena).on_cpu()
+        }
+    }
+
+    /// The walk below the overlapping pair (a, b) on `stack` and `arena` (at least
+    /// [`walk_bounds`] items each; the walk's writes are checked: less panics), ready to run:
+    /// B's node `b` placed in A's frame (`pb`) is copied to `arena[0]` here, not in the walk
+    /// (see [`dispatch`]'s AVX-512 compilation).
+    #[inline(always)]
+    fn below<'w, V: Visitor<B>>(
+        &'w mut self,
+        v: &'w mut V,
+        a: usize,
+        b: usize,
+        pb: &B::Placed,
+        stack: &'w mut [MaybeUninit<Pending>],
+        arena: &'w mut [MaybeUninit<B::Placed>],
+    ) -> WalkBelow<'w, 'a, B, V> {
+        arena[0].write(*pb);
+        WalkBelow {
+            walk: self,
+            visitor: v,
+            a,
+            b,
+            stack,
+            arena,
         }
     }
 
@@ -497,8 +529,8 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
     /// B stay in `arena` while pairs below them are pending.
     ///
     /// `stack` and `arena` hold at least [`walk_bounds`] items; the caller writes B's node `b`
-    /// placed in A's frame to `arena[0]` ([`dispatch::walk_on`]). `AVX`: this copy of the walk
-    /// runs in a function compiled for AVX2 ([`dispatch`]).
+    /// placed in A's frame to `arena[0]` ([`Walk::below`]). `AVX`: this copy of the walk runs in
+    /// a function compiled for AVX2 ([`dispatch`]).
     #[inline(always)]
     pub(super) fn walk<V: Visitor<B>, const AVX: bool>(
         &mut self,
@@ -518,10 +550,12 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
         let mut sp = 0usize;
         loop {
             // `pair` overlaps; its placed box and everything below `pair.height` are live.
-            v.overlapping(pair.a, pair.b);
+            if V::HEARS_PAIRS {
+                v.overlapping(pair.a, pair.b);
+            }
             let (na, nb) = (self.na, self.nb);
             let (node_a, node_b) = (&na[pair.a as usize], &nb[pair.b as usize]);
-            let (first, second, hit) = match (node_a.children(), node_b.children()) {
+            let split = match (node_a.children(), node_b.children()) {
                 (None, None) => {
                     if self.leaves(v, pair.a, pair.b) {
                         Self::unwind(v, stack, sp);
@@ -535,11 +569,15 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
                         None => return false,
                     }
                 }
-                (Some(ca), Some(_)) if node_a.bv.size() >= node_b.bv.size() => {
-                    self.split_a::<AVX>(pair, ca, node_b, arena)
-                }
-                (Some(ca), None) => self.split_a::<AVX>(pair, ca, node_b, arena),
-                (_, Some(cb)) => self.split_b::<AVX>(pair, cb, node_a, arena),
+                (Some(ca), Some(_)) if node_a.bv.size() >= node_b.bv.size() => (true, ca),
+                (Some(ca), None) => (true, ca),
+                (_, Some(cb)) => (false, cb),
+            };
+            // One call site for each split: the walk's code holds one copy of each.
+            let (first, second, hit) = if split.0 {
+                self.split_a::<AVX>(pair, split.1, node_b, arena)
+            } else {
+                self.split_b::<AVX>(pair, split.1, node_a, arena)
             };
             stack[sp].write(Pending {
                 overlaps: hit[1],
@@ -550,7 +588,9 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
                 pair = first;
                 continue;
             }
-            v.disjoint(first.a, first.b);
+            if V::HEARS_PAIRS {
+                v.disjoint(first.a, first.b);
+            }
             match Self::next_pending(v, stack, &mut sp) {
                 Some(next) => pair = next,
                 None => return false,
@@ -594,9 +634,12 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
             a: ar as u32,
             ..pair
         };
-        self.order(first, second, hit, depth, || {
-            sphere_power(br, br, pb) < sphere_power(bl, bl, pb)
-        })
+        let second_nearer = self.ordered
+            && hit[0]
+            && hit[1]
+            && depth.is_none()
+            && sphere_power(br, br, pb) < sphere_power(bl, bl, pb);
+        self.order(first, second, hit, depth, second_nearer)
     }
 
     /// Splits B's node of `pair` into its children `(bl, br)`, placed in A's frame on top of
@@ -649,14 +692,18 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
             height,
             ..pair
         };
-        self.order(first, second, hit, depth, || {
-            sphere_power(&nb[br].bv, bv_a, &placed[1]) < sphere_power(&nb[bl].bv, bv_a, &placed[0])
-        })
+        let second_nearer = self.ordered
+            && hit[0]
+            && hit[1]
+            && depth.is_none()
+            && sphere_power(&nb[br].bv, bv_a, &placed[1])
+                < sphere_power(&nb[bl].bv, bv_a, &placed[0]);
+        self.order(first, second, hit, depth, second_nearer)
     }
 
     /// The first-contact order: where the visitor orders and both child pairs overlap, the
     /// deeper one ([`BoundingVolume::overlaps_pair_depth`]) or, without depths, the one
-    /// `second_nearer` names ([`sphere_power`]) goes first.
+    /// `second_nearer` names (computed by the caller only then, [`sphere_power`]) goes first.
     #[inline(always)]
     fn order(
         &self,
@@ -664,14 +711,14 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
         second: Pending,
         hit: [bool; 2],
         depth: Option<[f32; 2]>,
-        second_nearer: impl FnOnce() -> bool,
+        second_nearer: bool,
     ) -> (Pending, Pending, [bool; 2]) {
         let swap = self.ordered
             && hit[0]
             && hit[1]
             && match depth {
                 Some(d) => d[1] > d[0],
-                None => second_nearer(),
+                None => second_nearer,
             };
         if swap {
             (second, first, [hit[1], hit[0]])
@@ -711,7 +758,9 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
             if pair.overlaps {
                 return Some(pair);
             }
-            v.disjoint(pair.a, pair.b);
+            if V::HEARS_PAIRS {
+                v.disjoint(pair.a, pair.b);
+            }
         }
         None
     }
@@ -721,11 +770,49 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
     /// as it returns).
     #[inline(always)]
     fn unwind<V: Visitor<B>>(v: &mut V, stack: &[MaybeUninit<Pending>], sp: usize) {
+        if !V::HEARS_PAIRS {
+            return;
+        }
         for item in stack[..sp].iter().rev() {
             // SAFETY: the first `sp` items were written.
             let pair = unsafe { item.assume_init() };
             v.skipped(pair.a, pair.b);
         }
+    }
+}
+
+/// The walk below an overlapping pair with its visitor and storage ([`Walk::below`]): the code
+/// [`dispatch`] compiles for each instruction set.
+struct WalkBelow<'w, 'a, B: BoundingVolume, V> {
+    walk: &'w mut Walk<'a, B>,
+    visitor: &'w mut V,
+    a: usize,
+    b: usize,
+    stack: &'w mut [MaybeUninit<Pending>],
+    arena: &'w mut [MaybeUninit<B::Placed>],
+}
+
+impl<B: BoundingVolume, V: Visitor<B>> WalkBelow<'_, '_, B, V> {
+    /// Runs on the instructions the CPU has; AVX-512F/VL for OBB trees only.
+    #[inline(always)]
+    fn on_cpu(self) -> bool {
+        let wide = self.walk.wide;
+        dispatch::run_on(wide, B::KIND == BvKind::Obb, self)
+    }
+}
+
+impl<B: BoundingVolume, V: Visitor<B>> dispatch::Compilable for WalkBelow<'_, '_, B, V> {
+    #[inline(always)]
+    fn run<const AVX: bool>(self) -> bool {
+        let WalkBelow {
+            walk,
+            visitor,
+            a,
+            b,
+            stack,
+            arena,
+        } = self;
+        walk.walk::<V, AVX>(visitor, a, b, stack, arena)
     }
 }
 
@@ -807,7 +894,9 @@ mod tests {
             let mut arena = Vec::<B::Placed>::with_capacity(arena_len);
             let stack = &mut stack.spare_capacity_mut()[..stack_len];
             let arena = &mut arena.spare_capacity_mut()[..arena_len];
-            dispatch::walk_compiled(&mut w, v, compiled, &pb, stack, arena);
+            let wide = w.wide;
+            let obb = B::KIND == crate::bv::BvKind::Obb;
+            dispatch::run_compiled(compiled, wide, obb, w.below(v, 0, 0, &pb, stack, arena));
         } else {
             v.disjoint(0, 0);
         }
