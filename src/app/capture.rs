@@ -122,88 +122,118 @@ fn drive_capture(
         return;
     }
     if !capture.requested {
-        capture.rendered += 1;
-        // Only frames held at the captured step count: a pipeline that step is first to ask
-        // for (the contact curve's, when the first contact is on that step) shows up as
-        // waiting a frame or two later, after frames that were ready without it.
-        let held_step = capture.rendered > capture.frames;
-        capture.ready_frames = if ready.0 && held_step {
-            capture.ready_frames + 1
-        } else {
-            0
-        };
-        if capture.rendered >= capture.frames {
-            // Hold the motion still from here: the capture shows this step, once every pipeline
-            // it needs has compiled.
-            playback.playing = false;
-            let held = capture.rendered - capture.frames;
-            if capture.ready_frames < READY_FRAMES && held < MAX_HELD_FRAMES {
-                return;
-            }
-            if held > READY_FRAMES {
-                info!("held the capture {held} frames for render pipelines to compile");
-            }
-            let path = capture.path.clone();
-            commands
-                .spawn(Screenshot::primary_window())
-                .observe(save_to_disk(path))
-                .observe(|_: On<ScreenshotCaptured>, mut c: ResMut<Capture>| c.saved = true);
-            capture.requested = true;
-            // The capture happens a frame or two later (the render runs behind the logic):
-            // hold the motion still so that the image shows this frame's step and contacts.
-            playback.playing = false;
-            // The screenshot shows this frame: its path step, its query's contacts, its camera.
-            let mut shown = format!(
-                "step {} contacts {}",
-                playback.step,
-                last.report.contacts.len()
-            );
-            if let Some((t, cam, projection)) = camera.iter().next() {
-                shown += &format!("; {}", describe_camera(t, cam, projection));
-            }
-            capture.shown = shown;
-        }
+        count_frame(
+            &mut commands,
+            &mut capture,
+            &mut playback,
+            ready.0,
+            &last,
+            &camera,
+        );
         return;
     }
     capture.waited += 1;
     if capture.saved && capture.path.exists() {
-        let (q50, q95) = timings.percentiles(FrameSample::query_us);
-        let (c50, c95) = timings.percentiles(FrameSample::contact_cpu_us);
-        let (e50, e95) = timings.percentiles(|s| s.us(Stage::Engine));
-        let (f50, f95) = timings.percentiles(|s| s.frame_ms);
-        let (shown, camera) = capture
-            .shown
-            .split_once("; camera")
-            .map_or((capture.shown.as_str(), ""), |(a, b)| (a, b));
-        // Side by side: each tree type's query on the last compared pose, and the three
-        // queries' CPU time per job (median / p95 over the jobs).
-        let mut side = String::new();
-        if !comparison.rows.is_empty() && !comparison.job_micros.is_empty() {
-            for row in &comparison.rows {
-                side += &format!(
-                    "{} {:.1} µs N_v {} N_p {}, ",
-                    row.kind, row.micros, row.bv_tests, row.tri_tests
-                );
-            }
-            let mut jobs: Vec<f64> = comparison.job_micros.iter().copied().collect();
-            jobs.sort_by(f64::total_cmp);
-            let at = |q: f64| jobs[((jobs.len() - 1) as f64 * q).round() as usize];
-            side = format!(
-                "side by side {side}three queries per job median {:.1} µs p95 {:.1} µs over {} jobs; ",
-                at(0.5),
-                at(0.95),
-                jobs.len()
-            );
-        }
-        println!(
-            "screenshot {}: {shown}; {side}{} frames; query median {q50:.1} µs p95 {q95:.1} µs; query+highlight+curves+overlay median {c50:.1} µs p95 {c95:.1} µs; engine median {e50:.1} µs p95 {e95:.1} µs; frame median {f50:.2} ms p95 {f95:.2} ms ({:.1} FPS); camera{camera}",
-            capture.path.display(),
-            capture.rendered,
-            1000.0 / f50.max(1e-3)
-        );
+        print_capture(&capture, &timings, &comparison);
         exit.write(AppExit::Success);
     } else if capture.waited > 600 {
         error!("the screenshot was requested but not saved");
         exit.write(AppExit::error());
     }
+}
+
+/// Counts a rendered frame before the capture; once the motion has been held long enough with
+/// every pipeline `ready`, requests the screenshot and records what it shows.
+fn count_frame(
+    commands: &mut Commands,
+    capture: &mut ResMut<Capture>,
+    playback: &mut ResMut<Playback>,
+    ready: bool,
+    last: &LastQuery,
+    camera: &Query<(&Transform, &Camera, &Projection), With<super::camera::ViewCamera>>,
+) {
+    capture.rendered += 1;
+    // Only frames held at the captured step count: a pipeline that step is first to ask
+    // for (the contact curve's, when the first contact is on that step) shows up as
+    // waiting a frame or two later, after frames that were ready without it.
+    let held_step = capture.rendered > capture.frames;
+    capture.ready_frames = if ready && held_step {
+        capture.ready_frames + 1
+    } else {
+        0
+    };
+    if capture.rendered >= capture.frames {
+        // Hold the motion still from here: the capture shows this step, once every pipeline
+        // it needs has compiled.
+        playback.playing = false;
+        let held = capture.rendered - capture.frames;
+        if capture.ready_frames < READY_FRAMES && held < MAX_HELD_FRAMES {
+            return;
+        }
+        if held > READY_FRAMES {
+            info!("held the capture {held} frames for render pipelines to compile");
+        }
+        let path = capture.path.clone();
+        commands
+            .spawn(Screenshot::primary_window())
+            .observe(save_to_disk(path))
+            .observe(|_: On<ScreenshotCaptured>, mut c: ResMut<Capture>| c.saved = true);
+        capture.requested = true;
+        // The capture happens a frame or two later (the render runs behind the logic):
+        // hold the motion still so that the image shows this frame's step and contacts.
+        playback.playing = false;
+        // The screenshot shows this frame: its path step, its query's contacts, its camera.
+        let mut shown = format!(
+            "step {} contacts {}",
+            playback.step,
+            last.report.contacts.len()
+        );
+        if let Some((t, cam, projection)) = camera.iter().next() {
+            shown += &format!("; {}", describe_camera(t, cam, projection));
+        }
+        capture.shown = shown;
+    }
+}
+
+/// Prints the line the render test reads: what the screenshot shows and the frame timings.
+fn print_capture(capture: &Capture, timings: &Timings, comparison: &Comparison) {
+    let (q50, q95) = timings.percentiles(FrameSample::query_us);
+    let (c50, c95) = timings.percentiles(FrameSample::contact_cpu_us);
+    let (e50, e95) = timings.percentiles(|s| s.us(Stage::Engine));
+    let (f50, f95) = timings.percentiles(|s| s.frame_ms);
+    let (shown, camera) = capture
+        .shown
+        .split_once("; camera")
+        .map_or((capture.shown.as_str(), ""), |(a, b)| (a, b));
+    let side = side_by_side(comparison);
+    println!(
+        "screenshot {}: {shown}; {side}{} frames; query median {q50:.1} µs p95 {q95:.1} µs; query+highlight+curves+overlay median {c50:.1} µs p95 {c95:.1} µs; engine median {e50:.1} µs p95 {e95:.1} µs; frame median {f50:.2} ms p95 {f95:.2} ms ({:.1} FPS); camera{camera}",
+        capture.path.display(),
+        capture.rendered,
+        1000.0 / f50.max(1e-3)
+    );
+}
+
+/// Side by side: each tree type's query on the last compared pose, and the three queries' CPU
+/// time per job (median / p95 over the jobs); empty before any job.
+fn side_by_side(comparison: &Comparison) -> String {
+    let mut side = String::new();
+    if !comparison.rows.is_empty() && !comparison.job_micros.is_empty() {
+        for row in &comparison.rows {
+            side += &format!(
+                "{} {:.1} µs N_v {} N_p {}, ",
+                row.kind, row.micros, row.bv_tests, row.tri_tests
+            );
+        }
+        let mut jobs: Vec<f64> = comparison.job_micros.iter().copied().collect();
+        jobs.sort_by(f64::total_cmp);
+        let at = |q: f64| jobs[((jobs.len() - 1) as f64 * q).round() as usize];
+        side = format!(
+            "side by side {side}three queries per job median {:.1} µs p95 {:.1} µs over {} jobs; ",
+            at(0.5),
+            at(0.95),
+            jobs.len()
+        );
+    }
+    side
 }

@@ -178,25 +178,9 @@ fn run_simulation(
     let simulate = playback.mode == MotionMode::Simulate && state.start.is_some();
     let entered = simulate && (!state.simulating || state.sim.is_none());
     state.simulating = simulate;
-    let (mut reset, mut single) = (entered, false);
-    for c in commands.read() {
-        match c {
-            PlaybackCommand::Restart => reset = true,
-            PlaybackCommand::SingleStep => single = true,
-            _ => {}
-        }
-    }
-    let mut release = false;
-    for g in grabs.read() {
-        match g {
-            Grab::Take(BodyId::Object) => {
-                state.held = true;
-                state.history.clear();
-            }
-            Grab::Release(BodyId::Object) => release = state.held,
-            _ => {}
-        }
-    }
+    let (restart, single) = playback_requests(&mut commands);
+    let reset = entered || restart;
+    let release = state.take_grabs(&mut grabs);
     if !simulate {
         state.held = false;
         return;
@@ -206,69 +190,17 @@ fn run_simulation(
     if reset {
         state.restart(scene);
     }
-    let (env, obj) = (scene.env.trees.obb(), scene.obj.trees.obb());
     let mut done = EngineWork {
         active: true,
         ..EngineWork::default()
     };
     if state.held {
-        // The simulation waits; the drag moves the object. Record its path for the throw.
-        let now = time.elapsed_secs_f64();
-        let rel = scene.env.pose.inv_mul(&scene.obj.pose);
-        // The release frame adds no sample unless the drag moved the body in it: a frame's
-        // lag between the last mouse motion and the button's release is not a pause.
-        let still = state.history.back().is_some_and(|(_, last)| *last == rel);
-        if !(release && still) {
-            state.history.push_back((now, rel));
+        if !state.follow_drag(scene, release, time.elapsed_secs_f64()) {
+            return;
         }
-        while state
-            .history
-            .front()
-            .is_some_and(|(t0, _)| now - t0 > 2.0 * THROW_WINDOW)
-        {
-            state.history.pop_front();
-        }
-        if release {
-            state.held = false;
-            let Some(com) = state.sim.as_ref().map(|s| s.mass().com) else {
-                return;
-            };
-            let (v, w) = state.throw_velocity(&com);
-            state.last_throw = Some((v, w));
-            state.fell_away = false;
-            state.accumulated = 0.0;
-            if let Some(sim) = state.sim.as_mut() {
-                sim.set_pose(env, obj, &rel, v, w);
-            }
-            state.history.clear();
-        }
-    } else if let Some(dt) = state.sim.as_ref().map(|s| s.config().dt) {
-        let mut steps = 0;
-        if single {
-            steps = 1;
-        } else if playback.playing && !state.fell_away {
-            state.accumulated += time.delta_secs_f64();
-            steps = ((state.accumulated / dt).floor() as u32).min(MAX_STEPS_PER_FRAME);
-            state.accumulated -= steps as f64 * dt;
-            // What a slow frame could not do is dropped: the motion slows down instead.
-            state.accumulated = state.accumulated.min(dt);
-        }
-        let far = 50.0 * (scene.env.radius() + scene.obj.radius());
-        let center = scene.env.trees.obb().node_box(0).0;
-        let state = &mut *state;
-        if let Some(sim) = state.sim.as_mut() {
-            for _ in 0..steps {
-                let stats = sim.step(env, obj);
-                done.steps += 1;
-                done.queries += stats.queries;
-                done.impacts += stats.impacts;
-                done.bv_tests += stats.bv_tests;
-                state.sim_time += dt;
-            }
-            if (sim.state().com - center).norm() > far {
-                state.fell_away = true;
-            }
-        }
+    } else {
+        let playing = playback.playing;
+        state.run_steps(scene, single, playing, time.delta_secs_f64(), &mut done);
     }
     if !state.held
         && let Some(sim) = state.sim.as_ref()
@@ -278,4 +210,112 @@ fn run_simulation(
     }
     work.engine = done;
     work.add(Stage::Engine, t);
+}
+
+/// Whether the frame's playback commands ask for a restart and for a single step.
+fn playback_requests(commands: &mut MessageReader<PlaybackCommand>) -> (bool, bool) {
+    let (mut restart, mut single) = (false, false);
+    for c in commands.read() {
+        match c {
+            PlaybackCommand::Restart => restart = true,
+            PlaybackCommand::SingleStep => single = true,
+            _ => {}
+        }
+    }
+    (restart, single)
+}
+
+impl Simulator {
+    /// Takes or releases the object as the frame's grabs say; whether it was released.
+    fn take_grabs(&mut self, grabs: &mut MessageReader<Grab>) -> bool {
+        let mut release = false;
+        for g in grabs.read() {
+            match g {
+                Grab::Take(BodyId::Object) => {
+                    self.held = true;
+                    self.history.clear();
+                }
+                Grab::Release(BodyId::Object) => release = self.held,
+                _ => {}
+            }
+        }
+        release
+    }
+
+    /// The simulation waits while the drag moves the object: records its path (at time `now`)
+    /// for the throw, and on `release` throws it. `false` when there is no simulation to
+    /// throw into.
+    fn follow_drag(&mut self, scene: &CollisionScene, release: bool, now: f64) -> bool {
+        let (env, obj) = (scene.env.trees.obb(), scene.obj.trees.obb());
+        let rel = scene.env.pose.inv_mul(&scene.obj.pose);
+        // The release frame adds no sample unless the drag moved the body in it: a frame's
+        // lag between the last mouse motion and the button's release is not a pause.
+        let still = self.history.back().is_some_and(|(_, last)| *last == rel);
+        if !(release && still) {
+            self.history.push_back((now, rel));
+        }
+        while self
+            .history
+            .front()
+            .is_some_and(|(t0, _)| now - t0 > 2.0 * THROW_WINDOW)
+        {
+            self.history.pop_front();
+        }
+        if release {
+            self.held = false;
+            let Some(com) = self.sim.as_ref().map(|s| s.mass().com) else {
+                return false;
+            };
+            let (v, w) = self.throw_velocity(&com);
+            self.last_throw = Some((v, w));
+            self.fell_away = false;
+            self.accumulated = 0.0;
+            if let Some(sim) = self.sim.as_mut() {
+                sim.set_pose(env, obj, &rel, v, w);
+            }
+            self.history.clear();
+        }
+        true
+    }
+
+    /// The frame's steps (one for `single`, else as many as the `delta` seconds played
+    /// through, up to [`MAX_STEPS_PER_FRAME`]), counted into `done`.
+    fn run_steps(
+        &mut self,
+        scene: &CollisionScene,
+        single: bool,
+        playing: bool,
+        delta: f64,
+        done: &mut EngineWork,
+    ) {
+        let Some(dt) = self.sim.as_ref().map(|s| s.config().dt) else {
+            return;
+        };
+        let (env, obj) = (scene.env.trees.obb(), scene.obj.trees.obb());
+        let mut steps = 0;
+        if single {
+            steps = 1;
+        } else if playing && !self.fell_away {
+            self.accumulated += delta;
+            steps = ((self.accumulated / dt).floor() as u32).min(MAX_STEPS_PER_FRAME);
+            self.accumulated -= steps as f64 * dt;
+            // What a slow frame could not do is dropped: the motion slows down instead.
+            self.accumulated = self.accumulated.min(dt);
+        }
+        let far = 50.0 * (scene.env.radius() + scene.obj.radius());
+        let center = scene.env.trees.obb().node_box(0).0;
+        if let Some(sim) = self.sim.as_mut() {
+            for _ in 0..steps {
+                let stats = sim.step(env, obj);
+                done.steps += 1;
+                done.queries += stats.queries;
+                done.impacts += stats.impacts;
+                done.bv_tests += stats.bv_tests;
+                self.sim_time += dt;
+            }
+            if (sim.state().com - center).norm() > far {
+                self.fell_away = true;
+            }
+        }
+    }
 }

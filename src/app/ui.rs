@@ -511,8 +511,6 @@ fn metrics_section(ui: &mut egui::Ui, p: &mut Panel) {
         ui.label("No frames yet.");
         return;
     };
-    let median = |g: &dyn Fn(&FrameSample) -> Option<f64>| t.percentiles_where(g).0;
-    let opt = |x: Option<f64>, unit: &str| x.map_or("–".into(), |v| format!("{v:.1} {unit}"));
     ui.checkbox(
         &mut p.query.measure_costs,
         "Measure T_0, C_v and C_p every frame",
@@ -522,14 +520,21 @@ fn metrics_section(ui: &mut egui::Ui, p: &mut Panel) {
          triangle tests (C_v per box test) and the all-contacts query (C_p per triangle test); \
          a dash where too few tests to measure",
     );
+    cost_grid(ui, t, f, p.last.bv.map_or("", |k| k.name()));
+    stages_grid(ui, t, f);
+    ui.small("CPU per frame: median / p95 over the last 600 frames.");
+    metrics_plots(ui, t);
+}
+
+/// The cost model's terms (`bv`: the query's tree type), the frame's and their medians.
+fn cost_grid(ui: &mut egui::Ui, t: &Timings, f: &FrameSample, bv: &str) {
+    let median = |g: &dyn Fn(&FrameSample) -> Option<f64>| t.percentiles_where(g).0;
+    let opt = |x: Option<f64>, unit: &str| x.map_or("–".into(), |v| format!("{v:.1} {unit}"));
     egui::Grid::new("cost")
         .num_columns(3)
         .striped(true)
         .show(ui, |ui| {
-            ui.label(format!(
-                "T = T_0 + N_v·C_v + N_p·C_p ({})",
-                p.last.bv.map_or("", |k| k.name())
-            ));
+            ui.label(format!("T = T_0 + N_v·C_v + N_p·C_p ({bv})"));
             ui.strong("frame");
             ui.strong("median");
             ui.end_row();
@@ -593,6 +598,10 @@ fn metrics_section(ui: &mut egui::Ui, p: &mut Panel) {
                 format!("{:.0}", median(&|s| Some(s.contacts as f64))),
             );
         });
+}
+
+/// The frame's stages beside the query, the CPU per frame and the frame time.
+fn stages_grid(ui: &mut egui::Ui, t: &Timings, f: &FrameSample) {
     egui::Grid::new("stages").num_columns(2).show(ui, |ui| {
         let mut row = |k: &str, v: String| {
             ui.label(k);
@@ -625,7 +634,10 @@ fn metrics_section(ui: &mut egui::Ui, p: &mut Panel) {
             ),
         );
     });
-    ui.small("CPU per frame: median / p95 over the last 600 frames.");
+}
+
+/// The plots of the query time, the test counts and the frame time over the last frames.
+fn metrics_plots(ui: &mut egui::Ui, t: &Timings) {
     plot(
         ui,
         "plot_query",
