@@ -10,6 +10,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Some(Command::Collide(args)) => cli::collide::run(&args),
+        Some(Command::Distance(args)) => cli::distance::run(&args),
         #[cfg(feature = "paper")]
         Some(Command::Bench(args)) => cli::bench::run(&args),
         #[cfg(feature = "paper")]

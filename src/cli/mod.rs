@@ -4,6 +4,7 @@
 #[cfg(feature = "paper")]
 pub mod bench;
 pub mod collide;
+pub mod distance;
 #[cfg(feature = "paper")]
 pub mod experiment;
 #[cfg(feature = "paper")]
@@ -30,6 +31,9 @@ pub struct Cli {
 pub enum Command {
     /// Test model B against model A at every pose of a pose file (all contacts by default).
     Collide(collide::Args),
+    /// The distance between model B and model A at every pose, with closest points; or whether
+    /// they are within a tolerance, or every triangle pair within it (PQP's queries).
+    Distance(distance::Args),
     /// Replay a scene's motion path and print the paper's Table 3 row beside ours (§7.2).
     #[cfg(feature = "paper")]
     Bench(bench::Args),

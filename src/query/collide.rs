@@ -152,14 +152,14 @@ pub fn collide_with<B: BoundingVolume>(
     contacts.contacts.clear();
     let counts = match (separation, trace) {
         (None, None) => {
-            let mut w = Walk::new(a, b, rot_ab, pos_ab, &options.overlap, first);
+            let mut w = Walk::new(a, b, rot_ab, pos_ab, &options.overlap, 0.0, first);
             w.root(&mut contacts);
             w.counts()
         }
         (None, Some(pairs)) => {
             pairs.clear();
             let mut v = Traced::new(contacts, std::mem::take(pairs));
-            let mut w = Walk::new(a, b, rot_ab, pos_ab, &options.overlap, first);
+            let mut w = Walk::new(a, b, rot_ab, pos_ab, &options.overlap, 0.0, first);
             w.root(&mut v);
             let counts = w.counts();
             (contacts, *pairs) = v.into_parts();

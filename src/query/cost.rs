@@ -79,12 +79,12 @@ impl<'a, B: BoundingVolume> CostProbe<'a, B> {
         let (a, b, rot) = (self.a, self.b, &self.rot_ab);
         match walk {
             CostWalk::SetUp => {
-                let mut w = Walk::new(a, b, rot, &self.away, &self.overlap, false);
+                let mut w = Walk::new(a, b, rot, &self.away, &self.overlap, 0.0, false);
                 w.root(&mut NoTriangles);
                 w.counts()
             }
             CostWalk::Boxes => {
-                let mut w = Walk::new(a, b, rot, &self.pos_ab, &self.overlap, false);
+                let mut w = Walk::new(a, b, rot, &self.pos_ab, &self.overlap, 0.0, false);
                 w.root(&mut NoTriangles);
                 w.counts()
             }
@@ -92,7 +92,7 @@ impl<'a, B: BoundingVolume> CostProbe<'a, B> {
                 let storage = std::mem::take(&mut self.contacts);
                 let mut v = Contacts::with_storage(false, None, storage);
                 v.contacts.clear();
-                let mut w = Walk::new(a, b, rot, &self.pos_ab, &self.overlap, false);
+                let mut w = Walk::new(a, b, rot, &self.pos_ab, &self.overlap, 0.0, false);
                 w.root(&mut v);
                 self.contacts = v.contacts;
                 w.counts()

@@ -10,19 +10,26 @@ mod collide;
 mod contacts;
 pub mod cost;
 mod dispatch;
+mod distance;
 pub mod intersection;
 #[cfg(feature = "parallel")]
 mod parallel;
 mod separation;
 mod trace;
+mod tri_dist;
 mod tri_tri;
 mod triangles;
 mod walk;
 
 pub use crate::predicates::{orient2d, orient3d};
 pub use collide::{CollideWith, collide, collide_with};
+pub use distance::{
+    DistanceOptions, DistanceReport, PairsReport, ProximityError, WithinReport, distance,
+    distance_with, within, within_pairs, within_pairs_with, within_with,
+};
 pub use intersection::{Intersection, triangle_intersection};
 pub use separation::{SeparationList, SeparationPolicy};
+pub use tri_dist::triangle_distance;
 pub use tri_tri::{has_area, triangles_intersect};
 pub use triangles::Triangles;
 pub(crate) use walk::volume_query;

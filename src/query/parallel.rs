@@ -40,7 +40,7 @@ pub(super) fn collide<B: BoundingVolume>(
     let threads = rayon::current_num_threads();
     let mut contacts = Contacts::with_storage(false, None, std::mem::take(&mut report.contacts));
     contacts.contacts.clear();
-    let mut w = Walk::new(a, b, rot_ab, pos_ab, &options.overlap, false);
+    let mut w = Walk::new(a, b, rot_ab, pos_ab, &options.overlap, 0.0, false);
     let rest = if threads < 2 || w.far() {
         w.root(&mut contacts);
         Vec::new()
@@ -72,7 +72,7 @@ pub(super) fn collide<B: BoundingVolume>(
         .par_chunks(chunk)
         .map(|items| {
             let mut contacts = Contacts::with_storage(false, None, Vec::new());
-            let mut w = Walk::new(a, b, rot_ab, pos_ab, &options.overlap, false);
+            let mut w = Walk::new(a, b, rot_ab, pos_ab, &options.overlap, 0.0, false);
             for &it in items {
                 item(&mut w, &mut contacts, it);
             }

@@ -226,6 +226,13 @@ impl<V> Cut<V> {
 }
 
 impl<B: BoundingVolume, V: Visitor<B>> Visitor<B> for Cut<V> {
+    const SHRINKING: bool = V::SHRINKING;
+
+    #[inline(always)]
+    fn tolerance(&self) -> crate::math::Real {
+        self.inner.tolerance()
+    }
+
     #[inline(always)]
     fn ordered(&self) -> bool {
         self.inner.ordered()
@@ -269,7 +276,7 @@ pub(super) fn walk<B: BoundingVolume, V: Visitor<B>>(
     v: &mut V,
 ) -> Counts {
     let rebuild = list.begin((a.nodes().len(), b.nodes().len()));
-    let mut w = Walk::new(a, b, rot_ab, pos_ab, &options.overlap, v.ordered());
+    let mut w = Walk::new(a, b, rot_ab, pos_ab, &options.overlap, 0.0, v.ordered());
     if rebuild || w.far() {
         w.root(v);
     } else {

@@ -25,6 +25,13 @@ impl<V> Traced<V> {
 }
 
 impl<B: BoundingVolume, V: Visitor<B>> Visitor<B> for Traced<V> {
+    const SHRINKING: bool = V::SHRINKING;
+
+    #[inline(always)]
+    fn tolerance(&self) -> crate::math::Real {
+        self.inner.tolerance()
+    }
+
     #[inline(always)]
     fn ordered(&self) -> bool {
         self.inner.ordered()

@@ -52,6 +52,17 @@ pub trait Visitor<B: BoundingVolume> {
     /// sets it to `false`: the walk's loop then carries no hook at all (measured faster than
     /// empty hooks, docs/decisions.md, "Traversal").
     const HEARS_PAIRS: bool = true;
+    /// Whether the visitor's tolerance can shrink during the walk ([`Visitor::tolerance`]):
+    /// the walk then reads it again after each leaf pair (a distance query's bound).
+    const SHRINKING: bool = false;
+    /// The distance (model units, finite, non-negative) within which two volumes count as
+    /// overlapping: 0 for interference; a proximity query's tolerance or bound (PQP,
+    /// Larsen et al. 1999, §4). Read when the walk starts and, where [`Visitor::SHRINKING`],
+    /// after each leaf pair; a larger value than the last one read is ignored.
+    #[inline(always)]
+    fn tolerance(&self) -> Real {
+        0.0
+    }
     /// Whether, of two overlapping child pairs, the deeper (or nearer) goes first: a heuristic
     /// for queries that stop early (first contact). Read once when the walk starts.
     fn ordered(&self) -> bool {
@@ -119,7 +130,8 @@ pub fn traverse<B: BoundingVolume, V: Visitor<B>>(
     overlap: &OverlapOptions,
     visitor: &mut V,
 ) -> Counts {
-    let mut walk = Walk::new(a, b, rot_ab, pos_ab, overlap, visitor.ordered());
+    let tolerance = visitor.tolerance();
+    let mut walk = Walk::new(a, b, rot_ab, pos_ab, overlap, tolerance, visitor.ordered());
     walk.root(visitor);
     walk.counts()
 }
@@ -182,7 +194,8 @@ pub(super) enum Parent {
 
 /// A pair of the walk waiting its turn: nodes `a` of A and `b` of B, B's node placed in A's
 /// frame at `placed` in the arena, whose boxes below `height` stay live while the pair waits;
-/// `overlaps` is the result of the pair's volume test.
+/// `overlaps` is the result of the pair's volume test, made at the visitor's tolerance of
+/// `epoch` ([`Walk::next_pending`]).
 #[derive(Clone, Copy)]
 pub(super) struct Pending {
     a: u32,
@@ -190,6 +203,7 @@ pub(super) struct Pending {
     placed: u32,
     height: u32,
     overlaps: bool,
+    epoch: u8,
 }
 
 /// The walk's storage on the machine stack: pending pairs and placed boxes (128 bytes each for
@@ -238,6 +252,15 @@ pub(super) struct Walk<'a, B: BoundingVolume> {
     leaf_triangles: bool,
     /// A's volume frame's origin, in A's model frame.
     origin_a: Vector,
+    /// What the volume tests were prepared from ([`Walk::shrink`]): B's volume frame placed in
+    /// A's, the placement margin, B's centre reach, the options and the visitor's tolerance.
+    pos_v: Vector,
+    margin: Real,
+    center_reach: Real,
+    overlap: OverlapOptions,
+    tolerance: Real,
+    /// How many times the tolerance shrank (wrapping): the epoch of pending pairs' tests.
+    epoch: u8,
     /// The leaf slots of A and of B whose triangles were last laid out for box–triangle tests,
     /// and those triangles (A's volume frame).
     tri_a: (usize, LaneTriangle),
@@ -254,16 +277,23 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
         rot_ab: &Matrix3,
         pos_ab: &Vector,
         overlap: &OverlapOptions,
+        tolerance: Real,
         ordered: bool,
     ) -> Self {
         let pos_v = volume_translation(a, b, rot_ab, pos_ab);
         let margin = placement_margin(a, b, pos_ab);
-        let far =
-            pos_v.amax() > FAR && pos_v.norm() > (a.radius() + b.radius()) * (1.0 + 1e-9) + margin;
+        let far = pos_v.amax() > FAR
+            && pos_v.norm() > (a.radius() + b.radius()) * (1.0 + 1e-9) + margin + tolerance;
         Walk {
             na: a.nodes(),
             nb: b.nodes(),
-            query: B::prepare(rot_ab, &pos_v, margin, b.center_reach(), overlap),
+            query: B::prepare(
+                rot_ab,
+                &pos_v,
+                margin + tolerance,
+                b.center_reach(),
+                overlap,
+            ),
             triangles: Triangles::new(a, b, rot_ab, pos_ab),
             ordered,
             wide: Wide::detect(),
@@ -272,11 +302,35 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
             depth_b: b.depth(),
             leaf_triangles: B::TRIANGLE_TESTS && overlap.leaf_triangles,
             origin_a: a.origin(),
+            pos_v,
+            margin,
+            center_reach: b.center_reach(),
+            overlap: *overlap,
+            tolerance,
+            epoch: 0,
             tri_a: (usize::MAX, LaneTriangle::NONE),
             tri_b: (usize::MAX, LaneTriangle::NONE),
             bv_tests: 0,
             tri_tests: 0,
         }
+    }
+
+    /// Volumes count as overlapping within `tolerance` from now on, if it is less than the
+    /// walk's: the volume tests are prepared anew. Volumes of B placed before keep the larger
+    /// tolerance (conservative: they prune less).
+    #[cold]
+    fn shrink(&mut self, tolerance: Real) {
+        self.tolerance = tolerance;
+        self.epoch = self.epoch.wrapping_add(1);
+        let rot_ab = self.triangles.placement().0;
+        let margin = self.margin + tolerance;
+        self.query = B::prepare(
+            rot_ab,
+            &self.pos_v,
+            margin,
+            self.center_reach,
+            &self.overlap,
+        );
     }
 
     /// The counts so far.
@@ -473,7 +527,11 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
             slot_a: self.na[a as usize].leaf_slot(),
             slot_b: self.nb[b as usize].leaf_slot(),
         };
-        v.leaves(pair, &mut self.triangles) == Control::Stop
+        let stop = v.leaves(pair, &mut self.triangles) == Control::Stop;
+        if V::SHRINKING && v.tolerance() < self.tolerance {
+            self.shrink(v.tolerance());
+        }
+        stop
     }
 
     /// Walks below the overlapping pair (a, b); `pb` is node b placed in A's frame. The walk's
@@ -546,6 +604,7 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
             placed: 0,
             height: 1,
             overlaps: true,
+            epoch: 0,
         };
         let mut sp = 0usize;
         loop {
@@ -561,7 +620,7 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
                         Self::unwind(v, stack, sp);
                         return true;
                     }
-                    match Self::next_pending(v, stack, &mut sp) {
+                    match self.next_pending(v, stack, &mut sp) {
                         Some(next) => {
                             pair = next;
                             continue;
@@ -581,6 +640,7 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
             };
             stack[sp].write(Pending {
                 overlaps: hit[1],
+                epoch: if V::SHRINKING { self.epoch } else { 0 },
                 ..second
             });
             sp += 1;
@@ -591,7 +651,7 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
             if V::HEARS_PAIRS {
                 v.disjoint(first.a, first.b);
             }
-            match Self::next_pending(v, stack, &mut sp) {
+            match self.next_pending(v, stack, &mut sp) {
                 Some(next) => pair = next,
                 None => return false,
             }
@@ -744,9 +804,12 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
     }
 
     /// Takes the pending pairs off the top of `stack` (`sp` items) until one overlaps and
-    /// returns it, handing the disjoint ones to the visitor. `None` when none is left.
+    /// returns it, handing the disjoint ones to the visitor. `None` when none is left. Where the
+    /// visitor's tolerance shrank since a pair was tested ([`Visitor::SHRINKING`]), the pair is
+    /// tested again at the new tolerance (one more volume test, of the two volumes).
     #[inline(always)]
     fn next_pending<V: Visitor<B>>(
+        &mut self,
         v: &mut V,
         stack: &[MaybeUninit<Pending>],
         sp: &mut usize,
@@ -755,7 +818,7 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
             *sp -= 1;
             // SAFETY: the first `sp` items were written.
             let pair = unsafe { stack.get_unchecked(*sp).assume_init() };
-            if pair.overlaps {
+            if pair.overlaps && (!V::SHRINKING || pair.epoch == self.epoch || self.retest(pair)) {
                 return Some(pair);
             }
             if V::HEARS_PAIRS {
@@ -763,6 +826,14 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
             }
         }
         None
+    }
+
+    /// The volume test of a pending pair again, at the walk's current tolerance.
+    #[inline(never)]
+    fn retest(&mut self, pair: Pending) -> bool {
+        self.bv_tests += 1;
+        let pb = self.place(pair.b as usize);
+        B::overlaps(&self.query, &self.na[pair.a as usize].bv, &pb)
     }
 
     /// The visitor stopped the walk: every pending pair, tested or not, goes to
@@ -877,7 +948,7 @@ mod tests {
         exact: Option<Compiled>,
         v: &mut V,
     ) -> Counts {
-        let mut w = Walk::new(a, b, rot_ab, pos_ab, &options.overlap, v.ordered());
+        let mut w = Walk::new(a, b, rot_ab, pos_ab, &options.overlap, 0.0, v.ordered());
         let Some(compiled) = exact else {
             w.root(v);
             return w.counts();
