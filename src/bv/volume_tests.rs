@@ -24,6 +24,16 @@ pub trait VolumeTests: Copy + Send + Sync + std::fmt::Debug + 'static {
     /// A volume of B expressed in A's frame ([`BoundingVolume::place`]).
     type Placed: Copy;
 
+    /// Whether volume `a` and volume `b` placed in A's frame are surely more than `d` (model
+    /// units, the placement's rounding included by the caller) apart: the distance query's
+    /// pruning test beside [`BoundingVolume::overlaps`] grown by `d` (Larsen et al. 1999, §4).
+    /// `false` where the volume has no test beyond its overlap test.
+    #[inline(always)]
+    fn farther_than(a: &Self, b: &Self::Placed, d: Real) -> bool {
+        let _ = (a, b, d);
+        false
+    }
+
     /// [`BoundingVolume::fit`] that also gives `hull` the mesh indices of a superset of the
     /// vertices of the group's convex hull and, with `candidates` (mesh indices of some of the
     /// group's vertices that include its hull's, each once), may build the hull from those

@@ -383,6 +383,7 @@ struct Nearest {
 
 impl<B: BoundingVolume> Visitor<B> for Nearest {
     const HEARS_PAIRS: bool = false;
+    const TOLERANCE: bool = true;
     const SHRINKING: bool = true;
 
     #[inline(always)]
@@ -435,6 +436,7 @@ struct Close {
 
 impl<B: BoundingVolume> Visitor<B> for Close {
     const HEARS_PAIRS: bool = false;
+    const TOLERANCE: bool = true;
 
     #[inline(always)]
     fn tolerance(&self) -> Real {

@@ -226,6 +226,7 @@ impl<V> Cut<V> {
 }
 
 impl<B: BoundingVolume, V: Visitor<B>> Visitor<B> for Cut<V> {
+    const TOLERANCE: bool = V::TOLERANCE;
     const SHRINKING: bool = V::SHRINKING;
 
     #[inline(always)]

@@ -25,6 +25,7 @@ impl<V> Traced<V> {
 }
 
 impl<B: BoundingVolume, V: Visitor<B>> Visitor<B> for Traced<V> {
+    const TOLERANCE: bool = V::TOLERANCE;
     const SHRINKING: bool = V::SHRINKING;
 
     #[inline(always)]

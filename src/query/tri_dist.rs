@@ -88,7 +88,7 @@ fn meeting_point(p: &[Point; 3], q: &[Point; 3]) -> Point {
 /// The closest points of segments `p0 p1` and `q0 q1` (Ericson 2005, §5.1.9): the parameters
 /// minimise the squared distance over [0, 1]², clamped in turn; a segment of zero length is its
 /// point.
-pub(crate) fn segment_segment(p0: &Point, p1: &Point, q0: &Point, q1: &Point) -> (Point, Point) {
+fn segment_segment(p0: &Point, p1: &Point, q0: &Point, q1: &Point) -> (Point, Point) {
     let (d1, d2, r) = (p1 - p0, q1 - q0, p0 - q0);
     let (a, e, f) = (d1.norm_squared(), d2.norm_squared(), d2.dot(&r));
     // Lengths below this (squared, relative to the segments' reach) count as points.

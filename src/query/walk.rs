@@ -52,8 +52,12 @@ pub trait Visitor<B: BoundingVolume> {
     /// sets it to `false`: the walk's loop then carries no hook at all (measured faster than
     /// empty hooks, docs/decisions.md, "Traversal").
     const HEARS_PAIRS: bool = true;
-    /// Whether the visitor's tolerance can shrink during the walk ([`Visitor::tolerance`]):
-    /// the walk then reads it again after each leaf pair (a distance query's bound).
+    /// Whether the visitor is a proximity query with a tolerance ([`Visitor::tolerance`]): the
+    /// walk then also prunes the pairs of volumes that are surely farther apart than it (a
+    /// test beyond the volumes' overlap test grown by the tolerance).
+    const TOLERANCE: bool = false;
+    /// Whether the visitor's tolerance can shrink during the walk: the walk then reads it again
+    /// after each leaf pair (a distance query's bound). Implies [`Visitor::TOLERANCE`].
     const SHRINKING: bool = false;
     /// The distance (model units, finite, non-negative) within which two volumes count as
     /// overlapping: 0 for interference; a proximity query's tolerance or bound (PQP,
@@ -634,9 +638,9 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
             };
             // One call site for each split: the walk's code holds one copy of each.
             let (first, second, hit) = if split.0 {
-                self.split_a::<AVX>(pair, split.1, node_b, arena)
+                self.split_a::<V, AVX>(pair, split.1, node_b, arena)
             } else {
-                self.split_b::<AVX>(pair, split.1, node_a, arena)
+                self.split_b::<V, AVX>(pair, split.1, node_a, arena)
             };
             stack[sp].write(Pending {
                 overlaps: hit[1],
@@ -662,7 +666,7 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
     /// placed node (or, where B's node is a leaf, its triangle). Returns the child pairs in
     /// the walk's order and whether each overlaps.
     #[inline(always)]
-    fn split_a<const AVX: bool>(
+    fn split_a<V: Visitor<B>, const AVX: bool>(
         &mut self,
         pair: Pending,
         (al, ar): (usize, usize),
@@ -677,7 +681,7 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
         let pb = unsafe { arena.get_unchecked(pair.placed as usize).assume_init_ref() };
         let (bl, br) = (&na[al].bv, &na[ar].bv);
         let wide = dispatch::wide::<AVX>();
-        let (hit, depth) = if self.triangle_b(node_b) {
+        let (mut hit, depth) = if self.triangle_b(node_b) {
             let t = &self.tri_b.1;
             (
                 B::triangle_overlaps_pair(&self.query, [bl, br], t, wide),
@@ -686,6 +690,9 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
         } else {
             self.boxes_pair::<AVX>([bl, br], [pb, pb])
         };
+        if V::TOLERANCE || V::SHRINKING {
+            self.prune_far(&mut hit, [bl, br], [pb, pb]);
+        }
         let first = Pending {
             a: al as u32,
             ..pair
@@ -706,7 +713,7 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
     /// the arena: two volume tests against A's node (or, where A's node is a leaf, its
     /// triangle). Returns the child pairs in the walk's order and whether each overlaps.
     #[inline(always)]
-    fn split_b<const AVX: bool>(
+    fn split_b<V: Visitor<B>, const AVX: bool>(
         &mut self,
         pair: Pending,
         (bl, br): (usize, usize),
@@ -731,7 +738,7 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
         self.bv_tests += 2;
         let by_triangle = self.triangle_a(node_a);
         let bv_a = &node_a.bv;
-        let (hit, depth) = if by_triangle {
+        let (mut hit, depth) = if by_triangle {
             let t = &self.tri_a.1;
             let h =
                 B::triangle_overlaps_placed_pair(&self.query, [&placed[0], &placed[1]], t, wide);
@@ -739,6 +746,9 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
         } else {
             self.boxes_pair::<AVX>([bv_a, bv_a], [&placed[0], &placed[1]])
         };
+        if V::TOLERANCE || V::SHRINKING {
+            self.prune_far(&mut hit, [bv_a, bv_a], [&placed[0], &placed[1]]);
+        }
         let height = pair.height + 2;
         let first = Pending {
             b: bl as u32,
@@ -833,7 +843,26 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
     fn retest(&mut self, pair: Pending) -> bool {
         self.bv_tests += 1;
         let pb = self.place(pair.b as usize);
-        B::overlaps(&self.query, &self.na[pair.a as usize].bv, &pb)
+        let a = &self.na[pair.a as usize].bv;
+        B::overlaps(&self.query, a, &pb) && !self.farther(a, &pb)
+    }
+
+    /// For a proximity query ([`Visitor::TOLERANCE`]): the overlapping child pairs whose volumes
+    /// are surely farther apart than the tolerance ([`VolumeTests::farther_than`]) are pruned
+    /// too.
+    #[inline(never)]
+    fn prune_far(&self, hit: &mut [bool; 2], a: [&B; 2], b: [&B::Placed; 2]) {
+        for k in 0..2 {
+            if hit[k] && self.farther(a[k], b[k]) {
+                hit[k] = false;
+            }
+        }
+    }
+
+    /// Whether volumes `a` and `b` (placed) are farther apart than the tolerance.
+    #[inline(always)]
+    fn farther(&self, a: &B, b: &B::Placed) -> bool {
+        B::farther_than(a, b, self.tolerance + self.margin)
     }
 
     /// The visitor stopped the walk: every pending pair, tested or not, goes to
