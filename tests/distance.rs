@@ -67,6 +67,17 @@ fn check<B: BoundingVolume>(
     assert!(point_to_triangle(&r.closest_a, &tri_a) <= scale);
     assert!(point_to_triangle(&r.closest_b, &tri_b) <= scale);
     assert_eq!(r.distance == 0.0, pairs.iter().any(|p| p.1 == 0.0));
+    // Started from any pair (a coherent path's last answer), the same distance.
+    for seed in [pairs[0].0, pairs[pairs.len() / 2].0, r.triangles] {
+        let seeded = DistanceOptions {
+            seed: Some(seed),
+            ..DistanceOptions::default()
+        };
+        assert_eq!(
+            distance_with(a, b, rot, pos, &seeded).unwrap().distance,
+            d_min
+        );
+    }
     // Error bounds: never more than allowed.
     let rough = DistanceOptions {
         rel_err: 0.5,
@@ -239,6 +250,14 @@ fn bad_bounds_are_errors() {
             Err(ProximityError::AbsoluteError(_))
         ));
     }
+    let out_of_range = DistanceOptions {
+        seed: Some((0, 1)),
+        ..DistanceOptions::default()
+    };
+    assert_eq!(
+        distance_with(&a, &a, &rot, &pos, &out_of_range),
+        Err(ProximityError::Seed(0, 1, 1, 1))
+    );
     assert_eq!(
         ProximityError::Tolerance(-1.0).to_string(),
         "tolerance -1 is not a finite non-negative distance"

@@ -490,6 +490,25 @@ fn triangle_axes(t: &[Point; 3], least_area: bool) -> Option<[Vector; 3]> {
     Some([major, minor, major.cross(&minor)])
 }
 
+/// The gap between two boxes' projections on the line along `l` (any non-zero direction):
+/// `|l̂ · (c_b − c_a)|` less each box's reach `Σ h_i |u_i · l̂|`; a lower bound of their
+/// distance. 0 for `l = 0`.
+#[inline(always)]
+fn gap_along(l: Vector, centers: Vector, axes: [&[Vector; 3]; 2], half: [&[Real; 3]; 2]) -> Real {
+    let n = l.norm();
+    if n > 0.0 {
+        let l = l / n;
+        let reach = |axes: &[Vector; 3], half: &[Real; 3]| {
+            half[0] * axes[0].dot(&l).abs()
+                + half[1] * axes[1].dot(&l).abs()
+                + half[2] * axes[2].dot(&l).abs()
+        };
+        centers.dot(&l).abs() - reach(axes[0], half[0]) - reach(axes[1], half[1])
+    } else {
+        0.0
+    }
+}
+
 /// The point of the box's mid-section across its thinnest axis (centre `c`, axes, half
 /// extents) nearest `x`: `x` projected on its plane and clamped to the rectangle.
 #[inline(always)]
@@ -785,20 +804,12 @@ impl VolumeTests for Obb {
             + half_b.iter().sum::<Real>();
         let d = d + 32.0 * Real::from(f32::EPSILON) * size;
         let gap = |l: Vector| {
-            let n = l.norm();
-            if n > 0.0 {
-                let l = l / n;
-                let reach = |axes: &[Vector; 3], half: &[Real; 3]| {
-                    half[0] * axes[0].dot(&l).abs()
-                        + half[1] * axes[1].dot(&l).abs()
-                        + half[2] * axes[2].dot(&l).abs()
-                };
-                (center_b - center_a).dot(&l).abs()
-                    - reach(&axes_a, &half_a)
-                    - reach(&axes_b, &half_b)
-            } else {
-                0.0
-            }
+            gap_along(
+                l,
+                center_b - center_a,
+                [&axes_a, &axes_b],
+                [&half_a, &half_b],
+            )
         };
         if gap(center_b - center_a) > d {
             return true;

@@ -44,6 +44,10 @@ pub struct Args {
     /// One JSON object per pose, then a summary object.
     #[arg(long)]
     pub json: bool,
+    /// Each distance query from scratch. By default each starts from the previous pose's
+    /// closest triangle pair (`DistanceOptions::seed`), as PQP's models keep it.
+    #[arg(long)]
+    pub cold: bool,
 }
 
 /// What each pose's query answered.
@@ -72,6 +76,7 @@ pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             leaf_triangles: !args.leaf_boxes,
             ..OverlapOptions::default()
         },
+        seed: None,
     };
     options.check()?;
     for t in [args.tolerance, args.within].into_iter().flatten() {
@@ -109,6 +114,7 @@ fn run_with<B: BoundingVolume>(
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
     let mut results = Vec::with_capacity(poses.len());
+    let mut seed = None;
     for pose in poses {
         let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &pose.pose_ab);
         let start = Instant::now();
@@ -124,7 +130,10 @@ fn run_with<B: BoundingVolume>(
                 &options.overlap,
             )?)
         } else {
-            Answer::Distance(distance_with(&a, &b, &rot_ab, &pos_ab, options)?)
+            let options = DistanceOptions { seed, ..*options };
+            let r = distance_with(&a, &b, &rot_ab, &pos_ab, &options)?;
+            seed = (!args.cold).then_some(r.triangles);
+            Answer::Distance(r)
         };
         let us = start.elapsed().as_secs_f64() * 1e6;
         bar.inc(1);

@@ -8,6 +8,7 @@
 //! tolerance is the best distance found so far, so a volume pair farther apart than it is
 //! pruned, and the walk goes first to the child pair that overlaps deeper (the nearer one).
 
+use super::contacts::Contacts;
 use super::triangles::Triangles;
 use super::walk::{Control, Counts, LeafPair, Visitor, Walk};
 use crate::bv::{BoundingVolume, OverlapOptions};
@@ -26,6 +27,9 @@ pub enum ProximityError {
     /// The absolute error bound is negative, NaN or infinite.
     #[error("absolute error bound {0} is not a finite non-negative distance")]
     AbsoluteError(Real),
+    /// The seed names a triangle a model does not have.
+    #[error("seed triangle pair ({0}, {1}) is out of range: the models have {2} and {3} triangles")]
+    Seed(u32, u32, usize, usize),
 }
 
 /// Options of a distance query.
@@ -39,6 +43,10 @@ pub struct DistanceOptions {
     pub abs_err: Real,
     /// The volume tests: ε, full SAT or SAT lite, leaf triangles ([`OverlapOptions`]).
     pub overlap: OverlapOptions,
+    /// A triangle pair `(triangle of A, triangle of B)` to start from: its distance is the
+    /// walk's first bound, and where it intersects, the answer. The last query's
+    /// [`DistanceReport::triangles`] on a coherent path (PQP keeps it in its models).
+    pub seed: Option<(u32, u32)>,
 }
 
 impl DistanceOptions {
@@ -135,7 +143,8 @@ pub fn distance<B: BoundingVolume>(
 
 /// [`distance`] with B placed in A's frame by `x_a = rot_ab · x_b + pos_ab`.
 ///
-/// The walk starts with the distance of one leaf pair, reached by descending both hierarchies
+/// A first-contact walk goes first (a contact ends the query at distance 0). Then the distance
+/// walk starts with the distance of one leaf pair, reached by descending both hierarchies
 /// towards each other (the nearer child by centre distance), as its bound; then every volume
 /// pair farther apart than the bound (shrunk by the error bounds) is pruned, and each leaf
 /// pair's triangles are tested exactly for contact ([`super::triangles_intersect`]; a contact
@@ -153,9 +162,46 @@ pub fn distance_with<B: BoundingVolume>(
     options: &DistanceOptions,
 ) -> Result<DistanceReport, ProximityError> {
     options.check()?;
-    let seed = seed(a, b, rot_ab, pos_ab, &options.overlap);
+    let seeded = match options.seed {
+        Some((ta, tb)) => {
+            let (na, nb) = (a.mesh().triangle_count(), b.mesh().triangle_count());
+            if ta as usize >= na || tb as usize >= nb {
+                return Err(ProximityError::Seed(ta, tb, na, nb));
+            }
+            let m = Measured::of_triangles(a, b, rot_ab, pos_ab, (ta, tb));
+            if m.distance == 0.0 {
+                return Ok(m.report(
+                    rot_ab,
+                    pos_ab,
+                    Counts {
+                        bv_tests: 0,
+                        tri_tests: 1,
+                    },
+                ));
+            }
+            Some(m)
+        }
+        None => None,
+    };
+    // Contact first: the first-contact walk, far cheaper than the distance walk where the
+    // models touch (its order goes to the deeper overlaps).
+    let mut touch = Contacts::with_storage(true, None, Vec::new());
+    let mut w = Walk::new(a, b, rot_ab, pos_ab, &options.overlap, 0.0, true);
+    w.root(&mut touch);
+    let first = w.counts();
+    if let Some(&pair) = touch.contacts.first() {
+        let m = Measured::of_triangles(a, b, rot_ab, pos_ab, pair);
+        return Ok(m.report(rot_ab, pos_ab, first));
+    }
+    // The nearer of the seed and the pair the descent towards each other reaches.
+    let slots = seed(a, b, rot_ab, pos_ab, &options.overlap);
+    let descent = Measured::of(a, b, rot_ab, pos_ab, slots);
+    let best = match seeded {
+        Some(m) if m.distance <= descent.distance => m,
+        _ => descent,
+    };
     let mut v = Nearest {
-        best: Measured::of(a, b, rot_ab, pos_ab, seed),
+        best,
         shrink: 1.0 / (1.0 + options.rel_err),
         abs_err: options.abs_err,
     };
@@ -171,20 +217,14 @@ pub fn distance_with<B: BoundingVolume>(
     } else {
         w.root(&mut v);
         let mut c = w.counts();
-        c.tri_tests += 1; // the seed's
+        c.tri_tests += 1 + u64::from(seeded.is_some()); // the start's
         c
     };
-    let best = v.best;
-    // B's closest point back in B's frame.
-    let closest_b = Point::from(rot_ab.transpose() * (best.on_b - pos_ab));
-    Ok(DistanceReport {
-        distance: best.distance,
-        closest_a: best.on_a,
-        closest_b,
-        triangles: best.triangles,
-        bv_tests: counts.bv_tests,
-        tri_tests: counts.tri_tests,
-    })
+    let counts = Counts {
+        bv_tests: counts.bv_tests + first.bv_tests,
+        tri_tests: counts.tri_tests + first.tri_tests,
+    };
+    Ok(v.best.report(rot_ab, pos_ab, counts))
 }
 
 /// Whether two models placed in a common frame come within `tolerance` of each other (distance
@@ -300,6 +340,40 @@ struct Measured {
 }
 
 impl Measured {
+    /// The triangles `(ta, tb)` (mesh indices, in range), measured outside a walk.
+    fn of_triangles<B: BoundingVolume>(
+        a: &Bvh<B>,
+        b: &Bvh<B>,
+        rot_ab: &Matrix3,
+        pos_ab: &Vector,
+        (ta, tb): (u32, u32),
+    ) -> Measured {
+        let p = a.mesh().triangle(ta as usize);
+        let q = b
+            .mesh()
+            .triangle(tb as usize)
+            .map(|x| transform_point(rot_ab, pos_ab, &x));
+        let (distance, on_a, on_b) = super::triangle_distance(&p, &q);
+        Measured {
+            distance,
+            on_a,
+            on_b,
+            triangles: (ta, tb),
+        }
+    }
+
+    /// The report of this pair, B's point taken back to B's frame.
+    fn report(&self, rot_ab: &Matrix3, pos_ab: &Vector, counts: Counts) -> DistanceReport {
+        DistanceReport {
+            distance: self.distance,
+            closest_a: self.on_a,
+            closest_b: Point::from(rot_ab.transpose() * (self.on_b - pos_ab)),
+            triangles: self.triangles,
+            bv_tests: counts.bv_tests,
+            tri_tests: counts.tri_tests,
+        }
+    }
+
     /// The pair of leaf slots `(slot_a, slot_b)`, measured outside a walk.
     fn of<B: BoundingVolume>(
         a: &Bvh<B>,
@@ -372,8 +446,9 @@ fn every_pair<B: BoundingVolume>(
     best
 }
 
-/// The distance visitor: keeps the nearest pair; its tolerance is the best distance shrunk by
-/// the error bounds, so that the walk prunes every volume pair that cannot improve it enough.
+/// The distance visitor, on models that do not touch: keeps the nearest pair; its tolerance is
+/// the best distance shrunk by the error bounds, so that the walk prunes every volume pair that
+/// cannot improve it enough.
 struct Nearest {
     best: Measured,
     /// `1 / (1 + rel_err)`.
@@ -397,22 +472,16 @@ impl<B: BoundingVolume> Visitor<B> for Nearest {
         (d * self.shrink).min(d - self.abs_err).max(0.0)
     }
 
+    /// No pair intersects here (the first-contact walk found none): each pair's distance is
+    /// that of its nearest features, measured where its planes do not already show it farther
+    /// than the best.
     fn leaves(&mut self, pair: LeafPair, triangles: &mut Triangles<'_>) -> Control {
         let (sa, sb) = (pair.slot_a, pair.slot_b);
-        if triangles.intersect(sa, sb) {
-            let p = triangles.corners_a(sa);
-            let q = triangles.placed_b(sb);
-            let (_, on_a, on_b) = super::triangle_distance(&p, &q);
-            self.best = Measured {
-                distance: 0.0,
-                on_a,
-                on_b,
-                triangles: triangles.indices(sa, sb),
-            };
-            return Control::Stop;
-        }
         let p = triangles.corners_a(sa);
         let q = triangles.placed_b(sb);
+        if super::tri_dist::plane_gap(&p, &q) >= self.best.distance {
+            return Control::Continue;
+        }
         let (d, on_a, on_b) = super::tri_dist::apart(&p, &q);
         let d = d.max(Real::from_bits(1));
         if d < self.best.distance {

@@ -71,6 +71,32 @@ pub(crate) fn apart(p: &[Point; 3], q: &[Point; 3]) -> (Real, Point, Point) {
     (d2.sqrt(), x, y)
 }
 
+/// A lower bound of the distance of triangles `p` and `q`: where one triangle lies wholly on
+/// one side of the other's plane, its nearest corner's distance to that plane (the larger of
+/// the two such bounds, shrunk by a relative 1e-12 for rounding); 0 otherwise.
+pub(crate) fn plane_gap(p: &[Point; 3], q: &[Point; 3]) -> Real {
+    let side = |t: &[Point; 3], u: &[Point; 3]| {
+        let n = (t[1] - t[0]).cross(&(t[2] - t[0]));
+        let len = n.norm();
+        // Also false for a NaN.
+        let usable = len > 0.0;
+        if !usable {
+            return 0.0;
+        }
+        let h = u.map(|x| (x - t[0]).dot(&n) / len);
+        let low = h[0].min(h[1]).min(h[2]);
+        let high = h[0].max(h[1]).max(h[2]);
+        if low > 0.0 {
+            low
+        } else if high < 0.0 {
+            -high
+        } else {
+            0.0
+        }
+    };
+    side(p, q).max(side(q, p)) * (1.0 - 1e-12)
+}
+
 /// A point where the intersecting triangles `p` and `q` meet: the mean of the corners of their
 /// intersection ([`triangle_intersection`]: a point, a segment or a convex polygon, so the mean
 /// lies on it up to rounding).

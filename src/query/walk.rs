@@ -691,7 +691,7 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
             self.boxes_pair::<AVX>([bl, br], [pb, pb])
         };
         if V::TOLERANCE || V::SHRINKING {
-            self.prune_far(&mut hit, [bl, br], [pb, pb]);
+            self.prune_far(&mut hit, depth, [bl, br], [pb, pb]);
         }
         let first = Pending {
             a: al as u32,
@@ -747,7 +747,7 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
             self.boxes_pair::<AVX>([bv_a, bv_a], [&placed[0], &placed[1]])
         };
         if V::TOLERANCE || V::SHRINKING {
-            self.prune_far(&mut hit, [bv_a, bv_a], [&placed[0], &placed[1]]);
+            self.prune_far(&mut hit, depth, [bv_a, bv_a], [&placed[0], &placed[1]]);
         }
         let height = pair.height + 2;
         let first = Pending {
@@ -851,9 +851,18 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
     /// are surely farther apart than the tolerance ([`VolumeTests::farther_than`]) are pruned
     /// too.
     #[inline(never)]
-    fn prune_far(&self, hit: &mut [bool; 2], a: [&B; 2], b: [&B::Placed; 2]) {
+    fn prune_far(
+        &self,
+        hit: &mut [bool; 2],
+        depth: Option<[f32; 2]>,
+        a: [&B; 2],
+        b: [&B::Placed; 2],
+    ) {
+        // Boxes that reach into each other along every face axis by more than the tolerance
+        // overlap there without it: the test is left out (it would not prune).
+        let deep = depth.map_or([false; 2], |d| d.map(|d| Real::from(d) >= self.tolerance));
         for k in 0..2 {
-            if hit[k] && self.farther(a[k], b[k]) {
+            if hit[k] && !deep[k] && self.farther(a[k], b[k]) {
                 hit[k] = false;
             }
         }
