@@ -561,13 +561,13 @@ fn cost_grid(ui: &mut egui::Ui, t: &Timings, f: &FrameSample, bv: &str) {
             );
             row(
                 "fixed cost T_0",
-                opt(f.t0_ns.map(|t| t * 1e-3), "µs"),
+                opt(f.t0_ns, "ns"),
                 opt(
                     t.frames
                         .iter()
                         .any(|s| s.t0_ns.is_some())
-                        .then(|| median(&|s| s.t0_ns.map(|t| t * 1e-3))),
-                    "µs",
+                        .then(|| median(&|s| s.t0_ns)),
+                    "ns",
                 ),
             );
             row(
