@@ -10,16 +10,23 @@
 //!   rotations by quaternions with entries in {0, ±½, ±1}, so that every transform is exact) it
 //!   is also `collide(A, B)` with each pair swapped. Elsewhere the two directions place different
 //!   corners with different rounding and may disagree on a touching pair, as brute force does;
-//! * first contact, both ways round: a contact iff brute force has one, and one of them.
+//! * first contact, both ways round: a contact iff brute force has one, and one of them;
+//! * the distance equals the least over every pair of `triangle_distance` (B placed as the query
+//!   places it), and the pairs within 1.5 times it (and 0.1 more) are brute force's.
 #![no_main]
 
 use arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use obbtree::bv::{Aabb, BoundingVolume, Obb, Sphere};
 use obbtree::bvh::{BuildOptions, Bvh};
-use obbtree::math::{Isometry, Point, Quaternion, Translation, UnitQuaternion};
+use obbtree::math::{
+    Isometry, Point, Quaternion, Translation, UnitQuaternion, relative_parts, transform_point,
+};
 use obbtree::mesh::TriMesh;
-use obbtree::query::{QueryOptions, brute_force_posed, collide};
+use obbtree::query::{
+    DistanceOptions, QueryOptions, brute_force_posed, collide, distance, triangle_distance,
+    within_pairs,
+};
 
 fuzz_target!(|bytes: &[u8]| {
     let mut u = Unstructured::new(bytes);
@@ -58,6 +65,7 @@ fn check<B: BoundingVolume>((a, b, pose_a, pose_b): Case, exact: bool) {
         swapped.sort_unstable();
         assert_eq!(swapped, ab, "collide(B, A) is not collide(A, B) swapped");
     }
+    check_proximity((&a, &b, &pose_a, &pose_b), (&tree_a, &tree_b));
     let first = QueryOptions::first_contact();
     for (report, truth) in [
         (collide(&tree_a, &pose_a, &tree_b, &pose_b, &first), &truth),
@@ -83,6 +91,34 @@ fn check<B: BoundingVolume>((a, b, pose_a, pose_b): Case, exact: bool) {
             );
         }
     }
+}
+
+/// The distance and the pairs within a tolerance against every pair.
+fn check_proximity<B: BoundingVolume>(
+    (a, b, pose_a, pose_b): (&TriMesh, &TriMesh, &Isometry, &Isometry),
+    (tree_a, tree_b): (&Bvh<B>, &Bvh<B>),
+) {
+    let (rot, pos) = relative_parts(pose_a, pose_b);
+    let mut pairs = Vec::new();
+    for i in 0..a.triangle_count() {
+        for j in 0..b.triangle_count() {
+            let q = b.triangle(j).map(|x| transform_point(&rot, &pos, &x));
+            pairs.push(((i as u32, j as u32), triangle_distance(&a.triangle(i), &q).0));
+        }
+    }
+    let least = pairs.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+    let d = distance(tree_a, pose_a, tree_b, pose_b, &DistanceOptions::default()).unwrap();
+    assert_eq!(d.distance, least, "distance against brute force");
+    let t = least * 1.5 + 0.1;
+    let mut within: Vec<_> = within_pairs(tree_a, pose_a, tree_b, pose_b, t, &Default::default())
+        .unwrap()
+        .pairs
+        .iter()
+        .map(|p| p.0)
+        .collect();
+    within.sort_unstable();
+    let truth: Vec<_> = pairs.iter().filter(|p| p.1 <= t).map(|p| p.0).collect();
+    assert_eq!(within, truth, "pairs within {t} against brute force");
 }
 
 fn decode(u: &mut Unstructured, exact: bool) -> Result<Option<Case>> {

@@ -73,7 +73,7 @@ pub(crate) fn apart(p: &[Point; 3], q: &[Point; 3]) -> (Real, Point, Point) {
 
 /// A lower bound of the distance of triangles `p` and `q`: where one triangle lies wholly on
 /// one side of the other's plane, its nearest corner's distance to that plane (the larger of
-/// the two such bounds, shrunk by a relative 1e-12 for rounding); 0 otherwise.
+/// the two such bounds, less its rounding); at most 0 otherwise.
 pub(crate) fn plane_gap(p: &[Point; 3], q: &[Point; 3]) -> Real {
     let side = |t: &[Point; 3], u: &[Point; 3]| {
         let n = (t[1] - t[0]).cross(&(t[2] - t[0]));
@@ -94,7 +94,14 @@ pub(crate) fn plane_gap(p: &[Point; 3], q: &[Point; 3]) -> Real {
             0.0
         }
     };
-    side(p, q).max(side(q, p)) * (1.0 - 1e-12)
+    // Less the rounding of the planes' distances: a few units in the last place of the
+    // coordinates (so that it never exceeds `apart`'s value for the same pair).
+    let reach = p
+        .iter()
+        .chain(q)
+        .map(|x| x.coords.amax())
+        .fold(0.0, Real::max);
+    side(p, q).max(side(q, p)) * (1.0 - 1e-12) - 64.0 * Real::EPSILON * reach
 }
 
 /// A point where the intersecting triangles `p` and `q` meet: the mean of the corners of their

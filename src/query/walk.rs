@@ -858,9 +858,12 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
         a: [&B; 2],
         b: [&B::Placed; 2],
     ) {
-        // Boxes that reach into each other along every face axis by more than the tolerance
-        // overlap there without it: the test is left out (it would not prune).
-        let deep = depth.map_or([false; 2], |d| d.map(|d| Real::from(d) >= self.tolerance));
+        // Boxes that reach into each other along every face axis by more than half the
+        // tolerance are seldom pruned by it: the test is left out (docs/decisions.md,
+        // "Proximity").
+        let deep = depth.map_or([false; 2], |d| {
+            d.map(|d| Real::from(d) >= 0.5 * self.tolerance)
+        });
         for k in 0..2 {
             if hit[k] && !deep[k] && self.farther(a[k], b[k]) {
                 hit[k] = false;
