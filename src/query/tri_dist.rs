@@ -311,12 +311,15 @@ mod tests {
             w in prop::array::uniform2(0.0..0.5f64),
         ) {
             let p = tri(a);
-            // On the edge p0 p1 at parameter w0 (exact when the products round... checked).
+            // On the edge p0 p1 at parameter w0, up to rounding.
             let on = p[0] + (p[1] - p[0]) * w[0];
             let q = [on, Point::new(b[0], b[1], b[2]), Point::new(b[3], b[4], b[5])];
             let (d, _, _) = triangle_distance(&p, &q);
             prop_assert_eq!(d == 0.0, triangles_intersect(&p, &q));
-            prop_assert!(d <= 1e-15);
+            // The corner is on the edge up to the rounding of `on`; the closest points of
+            // nearly parallel edges are ill-conditioned, so the bound is loose but far below
+            // any real distance here.
+            prop_assert!(d <= 1e-9, "{}", d);
         }
     }
 }
