@@ -259,3 +259,87 @@ fn presets_match_the_library() {
         }
     }
 }
+
+/// `obbtree distance --json`: one line per pose as `compare_distance.py` reads it, the distances
+/// and closest points of the library (run cold, and carried from pose to pose), `--tolerance`'s
+/// answers and `--within`'s pairs; a bad tolerance is an error naming it.
+#[test]
+fn distance_lines_match_the_library() {
+    use obbtree::query::{DistanceOptions, distance_with, within_pairs_with, within_with};
+    let poses = poses_file(40);
+    let teapot = data("teapot.obj");
+    let (t, p) = (teapot.to_str().unwrap(), poses.to_str().unwrap());
+    let mesh = load_obj(&teapot).unwrap();
+    let tree = ObbTree::build(mesh, &BuildOptions::default());
+    let parsed = read_poses(poses.to_str().unwrap()).unwrap();
+    let lines = |args: &[&str]| -> Vec<serde_json::Value> {
+        run(args)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    for extra in [None, Some("--cold")] {
+        let mut args = vec!["distance", t, t, "--poses", p, "--json"];
+        args.extend(extra);
+        let out = lines(&args);
+        assert_eq!(out.len(), parsed.len() + 1);
+        assert_eq!(out[parsed.len()]["summary"]["poses"], parsed.len());
+        for (i, (line, pose)) in out.iter().zip(&parsed).enumerate() {
+            assert_eq!(line["pose"], i);
+            let (rot, pos) = obbtree::math::relative_parts(&Isometry::identity(), &pose.pose_ab);
+            let r = distance_with(&tree, &tree, &rot, &pos, &DistanceOptions::default()).unwrap();
+            // serde_json reads floats to within an ulp (its exact parsing is a feature left
+            // off); the command prints them exactly.
+            let near = |x: &serde_json::Value, y: f64| {
+                (x.as_f64().unwrap() - y).abs() <= 2.0 * f64::EPSILON * y.abs()
+            };
+            assert!(near(&line["distance"], r.distance), "{line}");
+            assert_eq!(line["distance"] == 0.0, r.distance == 0.0);
+            let closest = &line["closest"];
+            assert!(near(&closest[0][0], r.closest_a.x));
+            assert!(near(&closest[1][2], r.closest_b.z));
+            // The pair too where each query starts cold (from the previous pose's pair, another
+            // pair at the same distance, or another contact, may be found).
+            if extra.is_some() {
+                let triangles: [u32; 2] =
+                    serde_json::from_value(line["triangles"].clone()).unwrap();
+                assert_eq!(triangles, [r.triangles.0, r.triangles.1]);
+            }
+        }
+    }
+    let out = lines(&[
+        "distance",
+        t,
+        t,
+        "--poses",
+        p,
+        "--json",
+        "--tolerance",
+        "0.1",
+    ]);
+    let out_pairs = lines(&["distance", t, t, "--poses", p, "--json", "--within", "0.05"]);
+    for ((line, pairs), pose) in out.iter().zip(&out_pairs).zip(&parsed) {
+        let (rot, pos) = obbtree::math::relative_parts(&Isometry::identity(), &pose.pose_ab);
+        let w = within_with(&tree, &tree, &rot, &pos, 0.1, &Default::default()).unwrap();
+        assert_eq!(line["within"].as_bool().unwrap(), w.within);
+        let mut expected: Vec<_> =
+            within_pairs_with(&tree, &tree, &rot, &pos, 0.05, &Default::default())
+                .unwrap()
+                .pairs
+                .iter()
+                .map(|p| [p.0.0, p.0.1])
+                .collect();
+        expected.sort_unstable();
+        let got: Vec<[u32; 2]> = serde_json::from_value(pairs["pairs"].clone()).unwrap();
+        assert_eq!(got, expected);
+    }
+    let bad = Command::new(env!("CARGO_BIN_EXE_obbtree"))
+        .args(["distance", t, t, "--poses", p, "--tolerance", "-1"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr)
+            .contains("tolerance -1 is not a finite non-negative distance")
+    );
+}
