@@ -144,27 +144,15 @@ fn check_all(a: &TriMesh, b: &TriMesh, rot: &Matrix3, pos: &Vector) {
     assert_eq!(r_ab.distance == 0.0, r_ba.distance == 0.0);
 }
 
-fn soup() -> impl Strategy<Value = TriMesh> {
-    prop::collection::vec(prop::array::uniform9(-1.0..1.0f64), 1..40).prop_map(|tris| {
-        let vertices = tris
-            .iter()
-            .flat_map(|t| [0, 3, 6].map(|k| Point::new(t[k], t[k + 1], t[k + 2])))
-            .collect();
-        let triangles = (0..tris.len() as u32)
-            .map(|t| [3 * t, 3 * t + 1, 3 * t + 2])
-            .collect();
-        TriMesh::new(vertices, triangles, "soup").unwrap()
-    })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 120, failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// Random soups at random poses, near and far from the origin and at three scales.
+    /// Random soups (degenerate triangles among them) at random poses, near and far from the
+    /// origin and at three scales.
     #[test]
     fn soups_match_brute_force(
-        a in soup(),
-        b in soup(),
+        a in common::soup(40),
+        b in common::soup(40),
         angles in prop::array::uniform3(-3.2..3.2f64),
         shift in prop::array::uniform3(-3.0..3.0f64),
         far in prop::sample::select(vec![0.0, 1e5]),

@@ -257,21 +257,13 @@ pub fn within_with<B: BoundingVolume>(
     tolerance: Real,
     overlap: &OverlapOptions,
 ) -> Result<WithinReport, ProximityError> {
-    check_tolerance(tolerance)?;
-    let mut v = Close {
-        tolerance,
-        all: false,
-        pairs: Vec::new(),
-    };
-    let mut w = Walk::new(a, b, rot_ab, pos_ab, overlap, tolerance, true);
-    w.root(&mut v);
-    let c = w.counts();
-    let triangles = v.pairs.first().map(|p| p.0);
+    let r = close(a, b, rot_ab, pos_ab, tolerance, overlap, false)?;
+    let triangles = r.pairs.first().map(|p| p.0);
     Ok(WithinReport {
         within: triangles.is_some(),
         triangles,
-        bv_tests: c.bv_tests,
-        tri_tests: c.tri_tests,
+        bv_tests: r.bv_tests,
+        tri_tests: r.tri_tests,
     })
 }
 
@@ -305,13 +297,27 @@ pub fn within_pairs_with<B: BoundingVolume>(
     tolerance: Real,
     overlap: &OverlapOptions,
 ) -> Result<PairsReport, ProximityError> {
+    close(a, b, rot_ab, pos_ab, tolerance, overlap, true)
+}
+
+/// The tolerance visitor's walk: the pairs within `tolerance`, all of them or the first (the
+/// walk then goes to the deeper overlaps first).
+fn close<B: BoundingVolume>(
+    a: &Bvh<B>,
+    b: &Bvh<B>,
+    rot_ab: &Matrix3,
+    pos_ab: &Vector,
+    tolerance: Real,
+    overlap: &OverlapOptions,
+    all: bool,
+) -> Result<PairsReport, ProximityError> {
     check_tolerance(tolerance)?;
     let mut v = Close {
         tolerance,
-        all: true,
+        all,
         pairs: Vec::new(),
     };
-    let mut w = Walk::new(a, b, rot_ab, pos_ab, overlap, tolerance, false);
+    let mut w = Walk::new(a, b, rot_ab, pos_ab, overlap, tolerance, !all);
     w.root(&mut v);
     let c = w.counts();
     Ok(PairsReport {
