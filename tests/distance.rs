@@ -140,7 +140,14 @@ fn check_all(a: &TriMesh, b: &TriMesh, rot: &Matrix3, pos: &Vector) {
     let pos_ba = -(rot_ba * pos);
     let r_ba = distance_with(&ob, &oa, &rot_ba, &pos_ba, &DistanceOptions::default()).unwrap();
     let scale = 1e-12 * (1.0 + oa.reach() + ob.reach() + pos.amax());
-    assert!((r_ab.distance - r_ba.distance).abs() <= scale);
+    assert!(
+        (r_ab.distance - r_ba.distance).abs() <= scale,
+        "{} {:?} against {} {:?}",
+        r_ab.distance,
+        r_ab.triangles,
+        r_ba.distance,
+        r_ba.triangles
+    );
     assert_eq!(r_ab.distance == 0.0, r_ba.distance == 0.0);
 }
 
@@ -172,6 +179,50 @@ proptest! {
         let pos = Vector::from(shift) * scale;
         check_all(&a, &b, &rot, &pos);
     }
+}
+
+/// Nearly flat triangles (a corner at the midpoint of the others, rounded): their planes are
+/// not to be trusted as a bound (a case the soups found: one direction missed the nearest pair).
+#[test]
+fn nearly_flat_triangles() {
+    let s = 1000.0;
+    let p = |x: f64, y: f64, z: f64| Point::new(x * s, y * s, z * s);
+    let a = TriMesh::new(
+        vec![
+            p(0.0, -0.29008678414646555, -0.42102028392196983),
+            p(0.9360917652791706, -0.8394740996357781, 0.7128361122003382),
+            p(0.4680458826395853, -0.5647804418911219, 0.14590791413918416),
+        ],
+        vec![[0, 1, 2]],
+        "a",
+    )
+    .unwrap();
+    let b = TriMesh::new(
+        vec![
+            p(
+                0.7602620152030315,
+                -0.14120899007870447,
+                -0.42609257420124275,
+            ),
+            p(0.5888598366525533, -0.6846034820207765, 0.0),
+            p(
+                0.6745609259277924,
+                -0.41290623604974047,
+                -0.21304628710062137,
+            ),
+            p(0.9011471124149445, -0.4862714432057139, 0.0),
+            p(0.9011471124149445, -0.4862714432057139, 0.0),
+            p(0.0, 0.0, 0.0),
+        ],
+        vec![[0, 1, 2], [3, 4, 5]],
+        "b",
+    )
+    .unwrap();
+    let rot = UnitQuaternion::from_euler_angles(0.0, -0.5587167596577296, -3.0294237966608546)
+        .to_rotation_matrix()
+        .into_inner();
+    let pos = Vector::new(2.422999351352036, -1.7280301276968189, 0.0) * s;
+    check_all(&a, &b, &rot, &pos);
 }
 
 /// A model against itself shifted by exact amounts: touching faces and parallel faces.

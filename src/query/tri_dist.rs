@@ -76,20 +76,26 @@ pub(crate) fn apart(p: &[Point; 3], q: &[Point; 3]) -> (Real, Point, Point) {
 /// the two such bounds, less its rounding); at most 0 otherwise.
 pub(crate) fn plane_gap(p: &[Point; 3], q: &[Point; 3]) -> Real {
     let side = |t: &[Point; 3], u: &[Point; 3]| {
-        let n = (t[1] - t[0]).cross(&(t[2] - t[0]));
+        let (e1, e2) = (t[1] - t[0], t[2] - t[0]);
+        let n = e1.cross(&e2);
         let len = n.norm();
-        // Also false for a NaN.
-        let usable = len > 0.0;
+        // The sine of the angle at t[0]: a nearly flat triangle's normal is known only to
+        // about ε / sin radians, so its plane is not trusted below 1e-6 (and not for a NaN).
+        let sin = len / (e1.norm() * e2.norm());
+        let usable = sin > 1e-6;
         if !usable {
             return 0.0;
         }
         let h = u.map(|x| (x - t[0]).dot(&n) / len);
+        // The normal's direction error times the corners' offsets.
+        let reach = u.iter().map(|x| (x - t[0]).norm()).fold(0.0, Real::max);
+        let slack = 64.0 * Real::EPSILON * reach / sin;
         let low = h[0].min(h[1]).min(h[2]);
         let high = h[0].max(h[1]).max(h[2]);
         if low > 0.0 {
-            low
+            low - slack
         } else if high < 0.0 {
-            -high
+            -high - slack
         } else {
             0.0
         }
