@@ -195,7 +195,8 @@ pub fn distance_with<B: BoundingVolume>(
     }
     // The nearer of the seed and the pair the descent towards each other reaches.
     let slots = seed(a, b, rot_ab, pos_ab, &options.overlap);
-    let descent = Measured::of(a, b, rot_ab, pos_ab, slots);
+    let triangles = (a.slot_triangles()[slots.0], b.slot_triangles()[slots.1]);
+    let descent = Measured::of_triangles(a, b, rot_ab, pos_ab, triangles);
     let best = match seeded {
         Some(m) if m.distance <= descent.distance => m,
         _ => descent,
@@ -379,25 +380,6 @@ impl Measured {
             tri_tests: counts.tri_tests,
         }
     }
-
-    /// The pair of leaf slots `(slot_a, slot_b)`, measured outside a walk.
-    fn of<B: BoundingVolume>(
-        a: &Bvh<B>,
-        b: &Bvh<B>,
-        rot_ab: &Matrix3,
-        pos_ab: &Vector,
-        (sa, sb): (usize, usize),
-    ) -> Measured {
-        let p = a.slot_corners()[sa];
-        let q = b.slot_corners()[sb].map(|x| transform_point(rot_ab, pos_ab, &x));
-        let (distance, on_a, on_b) = super::triangle_distance(&p, &q);
-        Measured {
-            distance,
-            on_a,
-            on_b,
-            triangles: (a.slot_triangles()[sa], b.slot_triangles()[sb]),
-        }
-    }
 }
 
 /// A first leaf pair for the distance query's bound: from the root pair down, the node with the
@@ -414,20 +396,19 @@ fn seed<B: BoundingVolume>(
     let (mut i, mut j) = (0, 0);
     let mut placed = B::place(&query, &nb[0].bv);
     loop {
-        match (na[i].children(), nb[j].children()) {
-            (None, None) => return (na[i].leaf_slot(), nb[j].leaf_slot()),
-            (Some((l, r)), cb) if cb.is_none() || na[i].bv.size() >= nb[j].bv.size() => {
-                let dl = B::center_distance2(&na[l].bv, &placed);
-                let dr = B::center_distance2(&na[r].bv, &placed);
-                i = if dr < dl { r } else { l };
-            }
-            (_, Some((l, r))) => {
-                let (pl, pr) = (B::place(&query, &nb[l].bv), B::place(&query, &nb[r].bv));
-                let dl = B::center_distance2(&na[i].bv, &pl);
-                let dr = B::center_distance2(&na[i].bv, &pr);
-                (j, placed) = if dr < dl { (r, pr) } else { (l, pl) };
-            }
-            (Some(_), None) => unreachable!("covered by the arm above"),
+        let (ca, cb) = (na[i].children(), nb[j].children());
+        let split_a = ca.filter(|_| cb.is_none() || na[i].bv.size() >= nb[j].bv.size());
+        if let Some((l, r)) = split_a {
+            let dl = B::center_distance2(&na[l].bv, &placed);
+            let dr = B::center_distance2(&na[r].bv, &placed);
+            i = if dr < dl { r } else { l };
+        } else if let Some((l, r)) = cb {
+            let (pl, pr) = (B::place(&query, &nb[l].bv), B::place(&query, &nb[r].bv));
+            let dl = B::center_distance2(&na[i].bv, &pl);
+            let dr = B::center_distance2(&na[i].bv, &pr);
+            (j, placed) = if dr < dl { (r, pr) } else { (l, pl) };
+        } else {
+            return (na[i].leaf_slot(), nb[j].leaf_slot());
         }
     }
 }
@@ -440,10 +421,10 @@ fn every_pair<B: BoundingVolume>(
     rot_ab: &Matrix3,
     pos_ab: &Vector,
 ) -> Measured {
-    let mut best = Measured::of(a, b, rot_ab, pos_ab, (0, 0));
-    for sa in 0..a.slot_triangles().len() {
-        for sb in 0..b.slot_triangles().len() {
-            let m = Measured::of(a, b, rot_ab, pos_ab, (sa, sb));
+    let mut best = Measured::of_triangles(a, b, rot_ab, pos_ab, (0, 0));
+    for ta in 0..a.mesh().triangle_count() as u32 {
+        for tb in 0..b.mesh().triangle_count() as u32 {
+            let m = Measured::of_triangles(a, b, rot_ab, pos_ab, (ta, tb));
             if m.distance < best.distance {
                 best = m;
             }
