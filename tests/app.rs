@@ -16,13 +16,15 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy::window::PrimaryWindow;
 use obbtree::app::*;
+use obbtree::bv::OverlapOptions;
 use obbtree::bv::{Aabb, BvKind, Obb, Sphere};
 use obbtree::bvh::{BuildOptions, Bvh, SplitRule};
 use obbtree::math::relative_parts;
 use obbtree::math::{Isometry, Point, UnitQuaternion, Vector};
 use obbtree::query::cost::MIN_TESTS;
 use obbtree::query::{
-    CollideWith, CollisionReport, QueryOptions, brute_force_posed, collide, collide_with,
+    CollideWith, CollisionReport, DistanceOptions, QueryOptions, brute_force_posed, collide,
+    collide_with, distance, within_pairs,
 };
 use obbtree::scenes::SceneId;
 use std::path::Path;
@@ -721,7 +723,12 @@ fn side_by_side_runs_all_three_trees_on_the_same_pose() {
     assert_eq!(c.job_micros.len() as u64, c.jobs);
     assert_eq!(
         c.job_micros.back().copied(),
-        Some(c.rows.iter().map(|r| r.micros).sum::<f64>())
+        Some(
+            c.rows
+                .iter()
+                .map(|r| r.micros + r.distance.map_or(0.0, |d| d.micros))
+                .sum::<f64>()
+        )
     );
     let (med, p95) = c.job_percentiles();
     assert!(c.job_micros.contains(&med) && c.job_micros.contains(&p95));
@@ -1078,4 +1085,159 @@ fn the_number_keys_switch_between_the_papers_scenes() {
         assert_eq!(name(&app), label, "{key:?}");
     }
     assert_eq!(name(&app), torpedo);
+}
+
+/// The library's distance and pairs within `tolerance` with the scene's trees of `kind`, the
+/// object at `relative` in the environment's frame: (distance, sorted pairs).
+fn library_proximity(
+    scene: &CollisionScene,
+    kind: BvKind,
+    relative: &Isometry,
+    tolerance: f64,
+) -> (f64, Vec<(u32, u32)>) {
+    fn run<B: obbtree::app::TreeKind>(
+        scene: &CollisionScene,
+        relative: &Isometry,
+        tolerance: f64,
+    ) -> (f64, Vec<(u32, u32)>) {
+        let (env, obj) = (scene.env.trees.get::<B>(), scene.obj.trees.get::<B>());
+        let id = Isometry::identity();
+        let d = distance(env, &id, obj, relative, &DistanceOptions::default()).unwrap();
+        let pairs = within_pairs(
+            env,
+            &id,
+            obj,
+            relative,
+            tolerance,
+            &OverlapOptions::default(),
+        );
+        let mut pairs: Vec<(u32, u32)> = pairs.unwrap().pairs.iter().map(|p| p.0).collect();
+        pairs.sort_unstable();
+        (d.distance, pairs)
+    }
+    match kind {
+        BvKind::Obb => run::<Obb>(scene, relative, tolerance),
+        BvKind::Aabb => run::<Aabb>(scene, relative, tolerance),
+        BvKind::Sphere => run::<Sphere>(scene, relative, tolerance),
+    }
+}
+
+#[test]
+fn the_distance_segment_and_the_pairs_within_the_tolerance_are_the_librarys() {
+    let mut app = app_with(SceneChoice::Paper(SceneId::Torus));
+    settle(&mut app);
+    pause(&mut app);
+    go_to_step(&mut app, 0);
+    app.update();
+    app.update();
+    // Apart: the distance and its segment, in the world frame, as the library measures them;
+    // the same with the AABB tree (another tree type as the oracle).
+    let mut distances = Vec::new();
+    for kind in [BvKind::Obb, BvKind::Aabb] {
+        app.world_mut().resource_mut::<QuerySettings>().bv = kind;
+        app.update();
+        app.update();
+        let near = app.world().resource::<LastProximity>().clone();
+        let scene = app.world().resource::<CollisionScene>();
+        let last = app.world().resource::<LastQuery>();
+        assert!(last.report.contacts.is_empty(), "step 0 is in the air");
+        let r = near.distance.expect("a distance while apart");
+        let (want, _) = library_proximity(scene, kind, &last.relative, 0.0);
+        assert_eq!(r.distance, want, "{kind:?}");
+        let (a, b) = near.segment.unwrap();
+        assert!(((b - a).norm() - r.distance).abs() <= 1e-9 * r.distance.max(1.0));
+        assert!((a - scene.env.pose * r.closest_a).norm() < 1e-12);
+        assert!((b - scene.obj.pose * r.closest_b).norm() < 1e-9);
+        let sample = app.world().resource::<Timings>().last().copied().unwrap();
+        assert_eq!(sample.distance_us, Some(near.distance_micros));
+        distances.push(r.distance);
+    }
+    assert_eq!(distances[0], distances[1]);
+    let d = distances[0];
+
+    // Tolerance pairs: none below the distance, the library's pairs above it.
+    app.world_mut().resource_mut::<QuerySettings>().bv = BvKind::Obb;
+    for (tolerance, some) in [(0.5 * d, false), (1.5 * d, true)] {
+        *app.world_mut().resource_mut::<ProximitySettings>() = ProximitySettings {
+            pairs: true,
+            tolerance,
+            ..ProximitySettings::default()
+        };
+        app.update();
+        let near = app.world().resource::<LastProximity>();
+        let scene = app.world().resource::<CollisionScene>();
+        let last = app.world().resource::<LastQuery>();
+        let (_, want) = library_proximity(scene, BvKind::Obb, &last.relative, tolerance);
+        let mut got = near.pairs.clone();
+        got.sort_unstable();
+        assert_eq!(got, want, "tolerance {tolerance}");
+        assert_eq!(
+            !got.is_empty(),
+            some,
+            "tolerance {tolerance} against distance {d}"
+        );
+    }
+
+    // Touching: no distance, and the pairs within the tolerance hold the contacts.
+    app.world_mut()
+        .resource_mut::<ProximitySettings>()
+        .tolerance = 0.05;
+    go_to_step(&mut app, 654);
+    app.update();
+    let near = app.world().resource::<LastProximity>();
+    let last = app.world().resource::<LastQuery>();
+    assert!(
+        !last.report.contacts.is_empty(),
+        "step 654 rests on the landscape"
+    );
+    assert!(near.distance.is_none() && near.segment.is_none());
+    assert!(!near.capped);
+    for c in &last.report.contacts {
+        assert!(
+            near.pairs.contains(c),
+            "contact {c:?} not within the tolerance"
+        );
+    }
+
+    // A bad tolerance is the panel's error, no pairs, and the app keeps running.
+    app.world_mut()
+        .resource_mut::<ProximitySettings>()
+        .tolerance = -1.0;
+    app.update();
+    app.update();
+    let near = app.world().resource::<LastProximity>();
+    assert!(near.pairs.is_empty());
+    assert_eq!(
+        near.error.as_deref(),
+        Some("tolerance -1 is not a finite non-negative distance")
+    );
+}
+
+#[test]
+fn side_by_side_measures_the_distance_with_every_tree_while_apart() {
+    let mut app = app_with(SceneChoice::Paper(SceneId::Torpedo));
+    settle(&mut app);
+    pause(&mut app);
+    go_to_step(&mut app, 0);
+    app.world_mut().resource_mut::<CompareSettings>().enabled = true;
+    let start = Instant::now();
+    while app.world().resource::<Comparison>().jobs < 2 {
+        app.update();
+        assert!(start.elapsed() < Duration::from_secs(120));
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let c = app.world().resource::<Comparison>().clone();
+    let scene = app.world().resource::<CollisionScene>();
+    for r in &c.rows {
+        assert_eq!(r.contacts, 0, "step 0 is apart");
+        let d = r.distance.expect("a distance per tree type while apart");
+        let (want, _) = library_proximity(scene, r.kind, &c.relative, 0.0);
+        assert_eq!(d.distance, want, "{:?}", r.kind);
+        assert_eq!(
+            d.distance,
+            c.rows[0].distance.unwrap().distance,
+            "{:?}",
+            r.kind
+        );
+    }
 }

@@ -8,10 +8,16 @@
 
 mod common;
 
-use common::screen::{Truth, check_layout, is_curve, is_highlight, truth_at};
+use common::screen::{
+    Truth, check_layout, is_curve, is_highlight, is_segment, is_tolerance, truth_at,
+};
+use obbtree::bv::OverlapOptions;
 use obbtree::bvh::{BuildOptions, ObbTree};
 use obbtree::math::{Isometry, Point, UnitQuaternion, Vector};
-use obbtree::query::{Intersection, QueryOptions, collide, triangle_intersection};
+use obbtree::query::{
+    DistanceOptions, Intersection, QueryOptions, collide, distance, triangle_intersection,
+    within_pairs,
+};
 use obbtree::scenes::{self, SceneId};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -47,7 +53,7 @@ fn start_step(id: SceneId) -> usize {
     panic!("{id}: no {need} steps in a row with contacts on the path");
 }
 
-fn render(id: SceneId, step: usize, out: &Path) -> String {
+fn render(id: SceneId, step: usize, out: &Path, extra: &[&str]) -> String {
     let exe = env!("CARGO_BIN_EXE_obbtree");
     let output = Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1280x720x24"])
@@ -62,6 +68,7 @@ fn render(id: SceneId, step: usize, out: &Path) -> String {
         .args(["--step", &step.to_string()])
         .arg("--screenshot")
         .arg(out)
+        .args(extra)
         .env("WGPU_BACKEND", "vulkan")
         .output()
         .expect("xvfb-run must be installed (Debian package xvfb): this test does not skip");
@@ -101,6 +108,13 @@ fn check(id: SceneId, png: &Path, stdout: &str) {
         contacts > 0,
         "{id}: choose a start step whose screenshot frame has contacts (step {step})"
     );
+    // Touching: no segment is drawn, and nothing else in the 3D view has its colour (what
+    // makes the segment's check in `check_proximity` able to fail).
+    let white = (0..h)
+        .flat_map(|y| (420..w).map(move |x| (x, y)))
+        .filter(|&(x, y)| is_segment(img.get_pixel(x, y)))
+        .count();
+    assert_eq!(white, 0, "{id}: segment-coloured pixels while touching");
     // The lit triangles are on screen (on the pipes scene they are a few pixels each: the
     // intersection curve checked below is what makes those contacts legible).
     assert!(
@@ -159,6 +173,102 @@ struct Camera {
     viewport: [f64; 4],
 }
 
+/// The numbers after `key` in the capture line, up to the next `;`.
+fn numbers_after(stdout: &str, key: &str) -> Vec<f64> {
+    let words: Vec<&str> = stdout.split_whitespace().collect();
+    let Some(i) = words.iter().position(|w| *w == key) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for w in &words[i + 1..] {
+        let Ok(x) = w.trim_end_matches(';').parse::<f64>() else {
+            break;
+        };
+        out.push(x);
+        if w.ends_with(';') {
+            break;
+        }
+    }
+    out
+}
+
+/// Whether a pixel within `r` of `(x, y)` satisfies `colour`.
+fn near(
+    img: &image::RgbImage,
+    (x, y): (i64, i64),
+    r: i64,
+    colour: fn(&image::Rgb<u8>) -> bool,
+) -> bool {
+    let (w, h) = img.dimensions();
+    (-r..=r).any(|dy| {
+        (-r..=r).any(|dx| {
+            let (px, py) = (x + dx, y + dy);
+            px >= 0
+                && py >= 0
+                && (px as u32) < w
+                && (py as u32) < h
+                && colour(img.get_pixel(px as u32, py as u32))
+        })
+    })
+}
+
+/// The proximity shots: the distance the app reports is the library's at the step, its segment
+/// is drawn in its colour at both closest points as projected through the app's camera; with a
+/// tolerance, the pairs within it are the library's count and some are filled in their colour.
+fn check_proximity(id: SceneId, png: &Path, stdout: &str, tolerance: Option<f64>) {
+    let img = image::open(png).expect("a PNG").to_rgb8();
+    check_layout(id, &img);
+    let step = numbers_after(stdout, "step")[0] as usize;
+    let Truth {
+        scene,
+        env,
+        obj,
+        report,
+    } = truth_at(&assets(), id, step);
+    assert!(
+        report.contacts.is_empty(),
+        "{id}: step {step} must be apart"
+    );
+    let pose = scene.path[step].pose_ab;
+    let id_pose = obbtree::math::Isometry::identity();
+    let want = distance(&env, &id_pose, &obj, &pose, &DistanceOptions::default()).unwrap();
+    let shown = numbers_after(stdout, "distance");
+    assert_eq!(
+        shown.first().copied(),
+        Some(want.distance),
+        "{id} step {step}: {stdout}"
+    );
+    let segment = numbers_after(stdout, "segment");
+    assert_eq!(segment.len(), 6, "{stdout}");
+    let camera = Camera::parse(stdout).unwrap_or_else(|| panic!("no camera in {stdout}"));
+    for end in [&segment[..3], &segment[3..]] {
+        let p = Point::new(end[0], end[1], end[2]);
+        let at = camera
+            .project(&p)
+            .unwrap_or_else(|| panic!("{id}: {p} not in view"));
+        assert!(
+            near(&img, at, 7, is_segment),
+            "{id}: no segment colour near the closest point {p} (pixel {at:?})"
+        );
+    }
+    if let Some(t) = tolerance {
+        let pairs = within_pairs(&env, &id_pose, &obj, &pose, t, &OverlapOptions::default())
+            .unwrap()
+            .pairs
+            .len();
+        assert_eq!(
+            numbers_after(stdout, "pairs").first().copied(),
+            Some(pairs as f64),
+            "{stdout}"
+        );
+        let lit = img.pixels().filter(|p| is_tolerance(p)).count();
+        assert!(
+            lit >= 20,
+            "{id}: {pairs} pairs within {t} but {lit} pixels of their colour"
+        );
+    }
+}
+
 impl Camera {
     /// Reads `camera x y z qx qy qz qw fov F viewport X Y W H` from the app's line.
     fn parse(stdout: &str) -> Option<Camera> {
@@ -210,10 +320,15 @@ fn assets() -> PathBuf {
 fn every_scene_renders_with_highlights_and_panel() {
     let dir = std::env::temp_dir().join(format!("obbtree_render_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for id in SceneId::ALL {
-        let png = dir.join(format!("{}.png", id.name()));
-        let step = start_step(id);
-        let stdout = render(id, step, &png);
+    // Each scene at a resting step, and the pipes where the object passes through: at step
+    // 1726 its 5 contacts are pieces about 1.5 mm long, a few pixels on screen.
+    let shots = SceneId::ALL
+        .into_iter()
+        .map(|id| (id, start_step(id)))
+        .chain([(SceneId::Pipes, 1726 - FRAMES)]);
+    for (id, step) in shots {
+        let png = dir.join(format!("{}-{step}.png", id.name()));
+        let stdout = render(id, step, &png, &[]);
         assert!(stdout.contains("screenshot"), "{stdout}");
         println!("{stdout}");
         // One more render when the first capture fails its checks: under lavapipe a capture
@@ -229,10 +344,23 @@ fn every_scene_renders_with_highlights_and_panel() {
                 .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default();
             println!("{id}: the first capture failed ({why}); rendering it again");
-            let stdout = render(id, step, &png);
+            let stdout = render(id, step, &png, &[]);
             println!("{stdout}");
             check(id, &png, &stdout);
         }
+    }
+    // Apart: the torus above the landscape (its segment a few hundred pixels long), the
+    // torpedo over its rollers with the pairs within 0.02 lit.
+    for (id, step, tolerance) in [
+        (SceneId::Torus, 0, None),
+        (SceneId::Torpedo, 50 - FRAMES, Some(0.02)),
+    ] {
+        let png = dir.join(format!("{}-{step}-apart.png", id.name()));
+        let t = tolerance.map(|t: f64| t.to_string());
+        let extra: Vec<&str> = t.iter().flat_map(|t| ["--tolerance", t.as_str()]).collect();
+        let stdout = render(id, step, &png, &extra);
+        println!("{stdout}");
+        check_proximity(id, &png, &stdout, tolerance);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,5 +1,5 @@
-//! The orbit camera: framed on the moving object when a scene loads, "Focus" (F) frames the
-//! object again, and an option keeps it centred while it moves (path or simulation). The
+//! The orbit camera: framed on the moving object when a paper scene loads (on both bodies for
+//! a pair of the user's models), "Focus" (F) frames them again, and an option keeps it centred while it moves (path or simulation). The
 //! camera draws only the part of the window right of the side panel
 //! ([`ViewportInset`]), so what it centres is in the middle of what the user sees.
 
@@ -126,16 +126,47 @@ fn spawn_camera(mut commands: Commands, orbit: Res<OrbitCamera>) {
     });
 }
 
-/// The object's centre and a distance that shows it and its surroundings.
-fn framing(scene: &CollisionScene) -> (Vec3, f32) {
-    let c = scene.obj.center();
-    let r = scene.obj.radius().max(1e-3) as f32;
-    let distance = (r * 4.5).max(scene.env.radius() as f32 * 0.12);
-    (Vec3::new(c.x as f32, c.y as f32, c.z as f32), distance)
+/// Where the camera looks and from how far: a paper scene (or the wobble) frames the object and
+/// its surroundings; a pair of the user's models frames both bodies whole (the sphere around
+/// their two bounding spheres fits the view, `aspect` its width over its height), so the
+/// segment between them is in view too.
+fn framing(scene: &CollisionScene, aspect: f32) -> (Vec3, f32) {
+    let v = |p: crate::math::Point| Vec3::new(p.x as f32, p.y as f32, p.z as f32);
+    let (c, r) = (v(scene.obj.center()), scene.obj.radius().max(1e-3) as f32);
+    if scene.paper.is_some() || scene.deform.is_some() {
+        let distance = (r * 4.5).max(scene.env.radius() as f32 * 0.12);
+        return (c, distance);
+    }
+    let (ce, re) = (v(scene.env.center()), scene.env.radius().max(1e-3) as f32);
+    let apart = (c - ce).length();
+    let radius = ((apart + r + re) * 0.5).max(r).max(re);
+    let centre = if apart > 0.0 {
+        ce + (c - ce) / apart * (radius - re)
+    } else {
+        ce
+    };
+    // The narrower of the vertical field of view (Bevy's default, 45°) and the horizontal one.
+    let half_v = std::f32::consts::FRAC_PI_8;
+    let half = half_v.min((half_v.tan() * aspect.max(0.05)).atan());
+    (centre, 1.1 * radius / half.sin())
+}
+
+/// Width over height of the 3D view: the window right of the panel.
+fn view_aspect(window: &Query<&Window, With<PrimaryWindow>>, inset: &ViewportInset) -> f32 {
+    window.single().map_or(1.0, |w| {
+        let width = if cfg!(target_arch = "wasm32") {
+            w.width()
+        } else {
+            (w.width() - inset.0).max(1.0)
+        };
+        width / w.height().max(1.0)
+    })
 }
 
 fn frame_new_scene(
     scene: Res<CollisionScene>,
+    window: Query<&Window, With<PrimaryWindow>>,
+    inset: Res<ViewportInset>,
     mut framed: ResMut<Framed>,
     mut orbit: ResMut<OrbitCamera>,
 ) {
@@ -143,16 +174,18 @@ fn frame_new_scene(
         return;
     }
     framed.0 = scene.generation;
-    (orbit.focus, orbit.distance) = framing(&scene);
+    (orbit.focus, orbit.distance) = framing(&scene, view_aspect(&window, &inset));
 }
 
 fn focus_on_command(
     scene: Res<CollisionScene>,
+    window: Query<&Window, With<PrimaryWindow>>,
+    inset: Res<ViewportInset>,
     mut commands: MessageReader<CameraCommand>,
     mut orbit: ResMut<OrbitCamera>,
 ) {
     if commands.read().any(|c| *c == CameraCommand::Focus) {
-        (orbit.focus, orbit.distance) = framing(&scene);
+        (orbit.focus, orbit.distance) = framing(&scene, view_aspect(&window, &inset));
     }
 }
 

@@ -3,8 +3,10 @@
 //! as PNG, print what the screenshot shows and the frame timings, exit.
 //!
 //! The printed line (one line on stdout) is what the render test reads:
-//! `screenshot PATH: step S contacts K; N frames; …; camera x y z qx qy qz qw fov F viewport X Y W H`
-//! — the path step and contact count of the captured frame, then the camera's world transform,
+//! `screenshot PATH: step S contacts K[; distance D segment ax ay az bx by bz][; within T pairs
+//! P]; N frames; …; camera x y z qx qy qz qw fov F viewport X Y W H` — the path step and contact
+//! count of the captured frame, its distance and closest points (world frame) while apart, its
+//! pairs within the tolerance when lit, then the camera's world transform,
 //! its vertical field of view (radians) and its viewport (physical pixels), so a test can
 //! project the library's contacts onto the image.
 
@@ -13,6 +15,7 @@ use super::compare::Comparison;
 use super::loading::SceneStatus;
 use super::metrics::{FrameSample, Stage, Timings};
 use super::motion::Playback;
+use super::proximity::{LastProximity, ProximitySettings};
 use super::query::LastQuery;
 use super::scene::CollisionScene;
 use bevy::platform::time::Instant;
@@ -103,7 +106,7 @@ fn drive_capture(
     scene: Option<Res<CollisionScene>>,
     timings: Res<Timings>,
     mut playback: ResMut<Playback>,
-    last: Res<LastQuery>,
+    (last, near, settings): (Res<LastQuery>, Res<LastProximity>, Res<ProximitySettings>),
     comparison: Res<Comparison>,
     camera: Query<(&Transform, &Camera, &Projection), With<super::camera::ViewCamera>>,
     ready: Res<PipelinesReady>,
@@ -127,7 +130,7 @@ fn drive_capture(
             &mut capture,
             &mut playback,
             ready.0,
-            &last,
+            (&last, &near, &settings),
             &camera,
         );
         return;
@@ -149,7 +152,7 @@ fn count_frame(
     capture: &mut ResMut<Capture>,
     playback: &mut ResMut<Playback>,
     ready: bool,
-    last: &LastQuery,
+    (last, near, settings): (&LastQuery, &LastProximity, &ProximitySettings),
     camera: &Query<(&Transform, &Camera, &Projection), With<super::camera::ViewCamera>>,
 ) {
     capture.rendered += 1;
@@ -188,6 +191,15 @@ fn count_frame(
             playback.step,
             last.report.contacts.len()
         );
+        if let Some((r, (a, b))) = near.distance.as_ref().zip(near.segment) {
+            shown += &format!(
+                "; distance {} segment {} {} {} {} {} {}",
+                r.distance, a.x, a.y, a.z, b.x, b.y, b.z
+            );
+        }
+        if settings.pairs {
+            shown += &format!("; within {} pairs {}", settings.tolerance, near.pairs.len());
+        }
         if let Some((t, cam, projection)) = camera.iter().next() {
             shown += &format!("; {}", describe_camera(t, cam, projection));
         }

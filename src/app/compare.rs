@@ -1,5 +1,6 @@
 //! The cost equation side by side, live (the paper's §6 comparison): OBB, AABB and sphere trees
-//! queried on the same pose, with their N_v, N_p, time and ratios to the OBB tree's.
+//! queried on the same pose, with their N_v, N_p, time and ratios to the OBB tree's; while the
+//! bodies are apart, each tree's distance query too (PQP's, Larsen et al. 1999).
 //!
 //! The three queries run as one job on the async compute pool, on the pose of the frame that
 //! started it, while the frame goes on: a slow tree (the sphere tree on the pipes takes seconds)
@@ -12,7 +13,9 @@ use super::query::QuerySettings;
 use super::scene::{CollisionScene, FrameSet, KINDS, KindVisitor, TreeKind, Trees, dispatch};
 use crate::bv::BvKind;
 use crate::math::Isometry;
-use crate::query::{CollideWith, CollisionReport, QueryOptions, collide_with};
+use crate::query::{
+    CollideWith, CollisionReport, DistanceOptions, QueryOptions, collide_with, distance_with,
+};
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
@@ -40,6 +43,21 @@ pub struct CompareRow {
     pub micros: f64,
     /// Whether its contacts are the OBB tree's (sorted sets equal).
     pub same_contacts: bool,
+    /// The distance query on the pose, when the bodies are apart.
+    pub distance: Option<CompareDistance>,
+}
+
+/// One tree type's distance query on the compared pose.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CompareDistance {
+    /// The distance, world units.
+    pub distance: f64,
+    /// Box tests.
+    pub bv_tests: u64,
+    /// Triangle tests.
+    pub tri_tests: u64,
+    /// Wall time, µs.
+    pub micros: f64,
 }
 
 /// The latest finished comparison.
@@ -113,7 +131,7 @@ struct Job<'a> {
 }
 
 impl KindVisitor for Job<'_> {
-    type Output = (CollisionReport, f64);
+    type Output = (CollisionReport, f64, Option<CompareDistance>);
     fn visit<B: TreeKind>(self) -> Self::Output {
         let (a, b) = (self.env.get::<B>(), self.obj.get::<B>());
         let rot = self.relative.rotation.to_rotation_matrix().into_inner();
@@ -128,11 +146,28 @@ impl KindVisitor for Job<'_> {
             CollideWith::default(),
             &mut report,
         );
-        (report, t.elapsed().as_secs_f64() * 1e6)
+        let micros = t.elapsed().as_secs_f64() * 1e6;
+        let distance = report.contacts.is_empty().then(|| {
+            let t = Instant::now();
+            let options = DistanceOptions {
+                overlap: self.options.overlap,
+                ..DistanceOptions::default()
+            };
+            let pos = &self.relative.translation.vector;
+            let r = distance_with(a, b, &rot, pos, &options);
+            r.ok().map(|r| CompareDistance {
+                distance: r.distance,
+                bv_tests: r.bv_tests,
+                tri_tests: r.tri_tests,
+                micros: t.elapsed().as_secs_f64() * 1e6,
+            })
+        });
+        (report, micros, distance.flatten())
     }
 }
 
-/// The three queries on one pose: (rows, total µs).
+/// The three queries on one pose (and the three distance queries while apart): (rows, total
+/// µs).
 pub fn compare_pose(
     env: &Trees,
     obj: &Trees,
@@ -143,7 +178,7 @@ pub fn compare_pose(
     let mut reference = None;
     let mut total = 0.0;
     for kind in KINDS {
-        let (report, micros) = dispatch(
+        let (report, micros, distance) = dispatch(
             kind,
             Job {
                 env,
@@ -152,7 +187,7 @@ pub fn compare_pose(
                 options,
             },
         );
-        total += micros;
+        total += micros + distance.map_or(0.0, |d| d.micros);
         let sorted = report.sorted_contacts();
         let same = reference
             .as_ref()
@@ -167,6 +202,7 @@ pub fn compare_pose(
             contacts: report.contacts.len(),
             micros,
             same_contacts: same,
+            distance,
         });
     }
     (rows, total)

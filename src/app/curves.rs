@@ -70,7 +70,7 @@ impl ContactCurves {
 }
 
 /// What the ring sizes are computed from: the scene camera's viewport, place and lens.
-type SceneCamera = (
+pub(super) type SceneCamera = (
     &'static Camera,
     &'static GlobalTransform,
     &'static Projection,
@@ -186,8 +186,43 @@ fn compute_curves(
     work.add(Stage::Curves, t);
 }
 
+/// The camera's place and turn, and the world units per logical pixel at unit distance in
+/// front of it: for marks of constant size on screen.
+pub(super) fn screen_scale(
+    (cam, transform, projection): (&Camera, &GlobalTransform, &Projection),
+) -> (Vec3, Quat, f32) {
+    let fov = match projection {
+        Projection::Perspective(p) => p.fov,
+        _ => std::f32::consts::FRAC_PI_4,
+    };
+    let height = cam.logical_viewport_size().map_or(720.0, |s| s.y.max(1.0));
+    (
+        transform.translation(),
+        transform.rotation(),
+        2.0 * (fov * 0.5).tan() / height,
+    )
+}
+
 fn v3(p: &Point) -> Vec3 {
     Vec3::new(p.x as f32, p.y as f32, p.z as f32)
+}
+
+/// Draws a line and a ring fully transparent in front of the camera, every frame: the gizmo
+/// group's two render pipelines (line lists for segments, line strips for rings) are then
+/// compiled when the app starts, not when the first contact asks for them. Render pipelines
+/// compile in the background, and until they are ready nothing of theirs reaches the screen:
+/// under software rendering (a frame a second) a first contact's rings stayed undrawn for
+/// several seconds (the pipes path started at step 1711: its first contacts, at 1725-1726,
+/// pieces of 1.5 mm drawn as rings).
+pub(super) fn warm_pipelines<G: GizmoConfigGroup>(
+    gizmos: &mut Gizmos<G>,
+    at: Option<(Vec3, Quat, f32)>,
+) {
+    if let Some((origin, rotation, _)) = at {
+        let ahead = origin + rotation * Vec3::NEG_Z;
+        gizmos.line(ahead, ahead + rotation * Vec3::X * 1e-3, Color::NONE);
+        gizmos.circle(Isometry3d::new(ahead, rotation), 1e-3, Color::NONE);
+    }
 }
 
 fn draw_curves(
@@ -197,17 +232,8 @@ fn draw_curves(
     mut work: ResMut<FrameWork>,
 ) {
     let t = Instant::now();
-    // Metres per pixel at a point: for rings of constant size on screen.
-    let per_pixel = camera.iter().next().map(|(cam, transform, projection)| {
-        let fov = match projection {
-            Projection::Perspective(p) => p.fov,
-            _ => std::f32::consts::FRAC_PI_4,
-        };
-        let height = cam.logical_viewport_size().map_or(720.0, |s| s.y.max(1.0));
-        let origin = transform.translation();
-        let rotation = transform.rotation();
-        (origin, rotation, 2.0 * (fov * 0.5).tan() / height)
-    });
+    let per_pixel = camera.iter().next().map(screen_scale);
+    warm_pipelines(&mut gizmos, per_pixel);
     let ring = |gizmos: &mut Gizmos<CurveGizmos>, at: Vec3| {
         if let Some((origin, rotation, k)) = per_pixel {
             let r = (at - origin).length() * k * 7.0;

@@ -1,9 +1,10 @@
-//! The contact highlights: the contacting triangles of each body filled in red, as a second
-//! mesh per body that follows the body's pose and is replaced (a new mesh asset, not one edited
+//! The contact highlights: the contacting triangles of each body filled in red, and the
+//! triangles within the proximity tolerance (not in contact) in blue, each as a mesh per body that follows the body's pose and is replaced (a new mesh asset, not one edited
 //! in place: see [`super::scene_view::replace_mesh`]) when the set of contacting triangles (or
 //! the body's shape) changes. Presentation only.
 
 use super::metrics::{FrameWork, Stage};
+use super::proximity::{LastProximity, TOLERANCE};
 use super::query::LastQuery;
 use super::scene::{BodyId, CollisionScene, FrameSet};
 use super::scene_view::{body_transform, flat_mesh, replace_mesh};
@@ -27,10 +28,20 @@ impl Default for HighlightSettings {
     }
 }
 
+/// What a highlight mesh fills.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Lit {
+    /// The triangles of the query's contacts.
+    Contacts,
+    /// The triangles of the pairs within the tolerance, less the contacting ones.
+    Tolerance,
+}
+
 /// A body's highlight mesh.
 #[derive(Component)]
 struct HighlightMesh {
     body: BodyId,
+    lit: Lit,
     shown: Vec<u32>,
     version: u64,
     /// How far the highlight triangles are lifted along their normals (against z-fighting).
@@ -72,35 +83,39 @@ fn spawn_highlights(
     for e in &old {
         commands.entity(e).despawn();
     }
-    let material = materials.add(StandardMaterial {
-        base_color: HIGHLIGHT,
-        unlit: true,
-        double_sided: true,
-        cull_mode: None,
-        depth_bias: 50.0,
-        ..default()
-    });
-    for id in [BodyId::Environment, BodyId::Object] {
-        let body = scene.body(id);
-        let lift = body.radius() as f32 * 2e-4;
-        let handle = meshes.add(flat_mesh(body.mesh(), std::iter::empty(), lift, None));
-        commands.spawn((
-            HighlightMesh {
-                body: id,
-                shown: Vec::new(),
-                version: body.trees.vertex_version,
-                lift,
-            },
-            Mesh3d(handle),
-            MeshMaterial3d(material.clone()),
-            body_transform(&body.pose),
-        ));
+    for (lit, colour) in [(Lit::Contacts, HIGHLIGHT), (Lit::Tolerance, TOLERANCE)] {
+        let material = materials.add(StandardMaterial {
+            base_color: colour,
+            unlit: true,
+            double_sided: true,
+            cull_mode: None,
+            depth_bias: 50.0,
+            ..default()
+        });
+        for id in [BodyId::Environment, BodyId::Object] {
+            let body = scene.body(id);
+            let lift = body.radius() as f32 * 2e-4;
+            let handle = meshes.add(flat_mesh(body.mesh(), std::iter::empty(), lift, None));
+            commands.spawn((
+                HighlightMesh {
+                    body: id,
+                    lit,
+                    shown: Vec::new(),
+                    version: body.trees.vertex_version,
+                    lift,
+                },
+                Mesh3d(handle),
+                MeshMaterial3d(material.clone()),
+                body_transform(&body.pose),
+            ));
+        }
     }
 }
 
 fn update_highlights(
     scene: Res<CollisionScene>,
     last: Res<LastQuery>,
+    proximity: Res<LastProximity>,
     settings: Res<HighlightSettings>,
     mut highlights: Query<(&mut HighlightMesh, &mut Transform, &mut Mesh3d)>,
     mut meshes: ResMut<Assets<Mesh>>,
@@ -113,17 +128,21 @@ fn update_highlights(
         if *transform != want {
             *transform = want;
         }
-        let mut tris: Vec<u32> = if settings.show {
-            last.report
-                .contacts
-                .iter()
-                .map(|&(a, b)| if h.body == BodyId::Environment { a } else { b })
-                .collect()
-        } else {
-            Vec::new()
-        };
+        let side = |&(a, b): &(u32, u32)| if h.body == BodyId::Environment { a } else { b };
+        let mut tris: Vec<u32> = last.report.contacts.iter().map(side).collect();
         tris.sort_unstable();
         tris.dedup();
+        match h.lit {
+            Lit::Contacts if !settings.show => tris.clear(),
+            Lit::Contacts => {}
+            Lit::Tolerance => {
+                let mut near: Vec<u32> = proximity.pairs.iter().map(side).collect();
+                near.sort_unstable();
+                near.dedup();
+                near.retain(|t| tris.binary_search(t).is_err());
+                tris = near;
+            }
+        }
         let version = body.trees.vertex_version;
         if tris == h.shown && version == h.version {
             continue;

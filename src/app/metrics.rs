@@ -29,11 +29,13 @@ pub enum Stage {
     Compare,
     /// Measuring the cost equation's T_0, C_v and C_p (three walks of the frame's query).
     Costs,
+    /// The distance (while apart) and the pairs within the tolerance.
+    Proximity,
 }
 
 impl Stage {
     /// Number of stages.
-    pub const COUNT: usize = 8;
+    pub const COUNT: usize = 9;
 }
 
 /// What the dynamics engine did this frame.
@@ -72,6 +74,8 @@ pub struct FrameWork {
     pub c_v_ns: Option<f64>,
     /// C_p: nanoseconds per triangle test of this frame's query, when measured.
     pub c_p_ns: Option<f64>,
+    /// The distance query's wall time, µs, when it ran (the bodies apart).
+    pub distance_us: Option<f64>,
     /// The dynamics engine's work.
     pub engine: EngineWork,
 }
@@ -105,6 +109,8 @@ pub struct FrameSample {
     pub c_v_ns: Option<f64>,
     /// C_p, ns per triangle test (when measured and N_p > 0).
     pub c_p_ns: Option<f64>,
+    /// The distance query's µs, when it ran.
+    pub distance_us: Option<f64>,
     /// The dynamics engine's work.
     pub engine: EngineWork,
     /// Frame time (real), ms.
@@ -213,6 +219,7 @@ fn record_frame(work: Res<FrameWork>, time: Res<Time<Real>>, mut timings: ResMut
         t0_ns: work.t0_ns,
         c_v_ns: work.c_v_ns,
         c_p_ns: work.c_p_ns,
+        distance_us: work.distance_us,
         engine: work.engine,
         frame_ms: time.delta_secs_f64() * 1e3,
     };

@@ -9,7 +9,8 @@
 //! GPU and is what the headless tests drive with `MinimalPlugins`:
 //! [`LoadingPlugin`] (scenes and tree rebuilds off the main thread), [`MotionPlugin`] (path,
 //! drags, deformation), [`SimulatePlugin`] (the dynamics engine), [`QueryPlugin`] (the
-//! per-frame query and C_v, C_p), [`ComparePlugin`] (the three trees side by side),
+//! per-frame query and C_v, C_p), [`ProximityPlugin`] (distance while apart, pairs within a
+//! tolerance), [`ComparePlugin`] (the three trees side by side),
 //! [`CurvesPlugin`] and [`OverlayPlugin`] (what to draw, computed; drawn when presenting),
 //! [`MetricsPlugin`] (every timing). The *presentation* adds [`SceneViewPlugin`] (body meshes),
 //! [`HighlightPlugin`], [`CameraPlugin`], [`InputPlugin`], [`UiPlugin`] and, for
@@ -42,6 +43,7 @@ mod metrics;
 mod motion;
 mod overlay;
 mod picking;
+mod proximity;
 mod query;
 mod scene;
 mod scene_view;
@@ -54,7 +56,9 @@ pub use camera::{
     CameraCommand, CameraPlugin, CameraSettings, OrbitCamera, ViewCamera, ViewportInset,
 };
 pub use capture::CapturePlugin;
-pub use compare::{ComparePlugin, CompareRow, CompareSettings, Comparison, compare_pose};
+pub use compare::{
+    CompareDistance, ComparePlugin, CompareRow, CompareSettings, Comparison, compare_pose,
+};
 pub use curves::{CURVE, ContactCurves, CurveCamera, CurveSettings, CurvesPlugin};
 #[cfg(target_arch = "wasm32")]
 pub use files::web::{open_picker, take_picked};
@@ -68,6 +72,10 @@ pub use motion::{
 };
 pub use overlay::{OverlayBox, OverlayBoxes, OverlayPlugin, OverlaySettings};
 pub use picking::{pick, pick_brute_force, ray_cast};
+pub use proximity::{
+    LastProximity, ProximityPlugin, ProximitySettings, SEGMENT, SEGMENT_WIDTH, SegmentGizmos,
+    TOLERANCE,
+};
 pub use query::{LastQuery, QueryPlugin, QuerySettings, SeparationCache, TraceRequest};
 pub use scene::{
     Body, BodyId, CollisionScene, Deformation, FrameSet, KINDS, KindVisitor, TreeKind, TreeStats,
@@ -129,6 +137,7 @@ impl Plugin for LogicPlugins {
             ComparePlugin,
             CurvesPlugin { draw: self.draw },
             OverlayPlugin { draw: self.draw },
+            ProximityPlugin { draw: self.draw },
         ));
     }
 }
@@ -152,6 +161,8 @@ pub struct ViewOptions {
     pub simulate: bool,
     /// Start with the three tree types side by side.
     pub compare: bool,
+    /// Light the triangle pairs within this tolerance from the start.
+    pub tolerance: Option<f64>,
     /// Start with the path paused (the web page's `play=0`).
     pub paused: bool,
 }
@@ -193,6 +204,11 @@ pub fn run(options: ViewOptions) -> AppExit {
     .insert_resource(playback)
     .insert_resource(CompareSettings {
         enabled: options.compare,
+    })
+    .insert_resource(ProximitySettings {
+        pairs: options.tolerance.is_some(),
+        tolerance: options.tolerance.unwrap_or(0.0),
+        ..ProximitySettings::default()
     })
     .insert_resource(OverlaySettings {
         show: options.overlay_level.is_some(),

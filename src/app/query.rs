@@ -178,7 +178,7 @@ impl KindVisitor for Query<'_> {
     }
 }
 
-fn run_query(
+pub(super) fn run_query(
     scene: Res<CollisionScene>,
     settings: Res<QuerySettings>,
     trace: Res<TraceRequest>,

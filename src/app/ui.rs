@@ -1,7 +1,7 @@
 //! The egui side panel and the help window.
 //!
-//! The panel is a scroll area of collapsible sections — Scene, Motion, Query, Drawing, Metrics,
-//! Hierarchies — one function each, with a footer naming the help key. After drawing it the
+//! The panel is a scroll area of collapsible sections — Scene, Motion, Query, Proximity,
+//! Drawing, Metrics, Hierarchies — one function each, with a footer naming the help key. After drawing it the
 //! panel tells the input plugin whether the pointer or keyboard belong to the UI
 //! ([`PointerCapture`]) and the camera how much of the window it covers ([`ViewportInset`]).
 
@@ -14,6 +14,7 @@ use super::loading::{LoadScene, RebuildTrees, SceneChoice, SceneStatus};
 use super::metrics::{FrameSample, Stage, Timings};
 use super::motion::{MotionMode, Playback, PlaybackCommand};
 use super::overlay::{OverlayBoxes, OverlaySettings};
+use super::proximity::{LastProximity, ProximitySettings};
 use super::query::{LastQuery, QuerySettings, SeparationCache};
 use super::scene::{BodyId, CollisionScene, KINDS};
 use super::simulate::Simulator;
@@ -97,6 +98,8 @@ struct Panel<'w> {
     query: ResMut<'w, QuerySettings>,
     last: Res<'w, LastQuery>,
     separation: Res<'w, SeparationCache>,
+    proximity: ResMut<'w, ProximitySettings>,
+    near: Res<'w, LastProximity>,
     compare: ResMut<'w, CompareSettings>,
     comparison: Res<'w, Comparison>,
     highlight: ResMut<'w, HighlightSettings>,
@@ -146,6 +149,9 @@ fn side_panel(
                     section(ui, "Scene", true, |ui| scene_section(ui, &mut panel));
                     section(ui, "Motion", true, |ui| motion_section(ui, &mut panel));
                     section(ui, "Query", true, |ui| query_section(ui, &mut panel));
+                    section(ui, "Proximity", true, |ui| {
+                        proximity_section(ui, &mut panel)
+                    });
                     section(ui, "Drawing", false, |ui| drawing_section(ui, &mut panel));
                     section(ui, "Metrics", true, |ui| metrics_section(ui, &mut panel));
                     section(ui, "Hierarchies", false, |ui| {
@@ -393,6 +399,66 @@ fn query_section(ui: &mut egui::Ui, p: &mut Panel) {
     }
 }
 
+/// PQP's queries, live: the distance while apart, the triangle pairs within a tolerance.
+fn proximity_section(ui: &mut egui::Ui, p: &mut Panel) {
+    ui.checkbox(
+        &mut p.proximity.distance,
+        "Distance while apart (white segment)",
+    )
+    .on_hover_text(
+        "The closest points of the two bodies, with the query's tree type, starting from the \
+         last frame's nearest pair (Larsen, Gottschalk, Lin & Manocha 1999)",
+    );
+    let near = &p.near;
+    if p.proximity.distance {
+        let line = match &near.distance {
+            Some(r) => format!(
+                "distance {:.6} in {:.1} µs (interference {:.1} µs); triangles {} · {}; N_v {}, N_p {}",
+                r.distance,
+                near.distance_micros,
+                p.last.micros,
+                r.triangles.0,
+                r.triangles.1,
+                r.bv_tests,
+                r.tri_tests
+            ),
+            None if !p.last.report.contacts.is_empty() => "touching: distance 0".into(),
+            None => "no distance yet".into(),
+        };
+        ui.small(line);
+    }
+    // The slider's range follows the moving body's size.
+    let size = p.scene.as_ref().map_or(1.0, |s| s.obj.radius().max(1e-9));
+    if p.proximity.tolerance == 0.0 {
+        p.proximity.tolerance = 0.02 * size;
+    }
+    ui.checkbox(
+        &mut p.proximity.pairs,
+        "Triangles within the tolerance (blue)",
+    );
+    ui.add_enabled_ui(p.proximity.pairs, |ui| {
+        ui.add(
+            egui::Slider::new(&mut p.proximity.tolerance, 1e-4 * size..=0.5 * size)
+                .logarithmic(true)
+                .text("tolerance"),
+        );
+    });
+    if p.proximity.pairs {
+        ui.small(format!(
+            "{} pairs within {:.4} in {:.1} µs; N_v {}, N_p {}{}",
+            near.pairs.len(),
+            p.proximity.tolerance,
+            near.pairs_micros,
+            near.pairs_tests.0,
+            near.pairs_tests.1,
+            if near.capped { " (capped)" } else { "" }
+        ));
+    }
+    if let Some(e) = &near.error {
+        ui.colored_label(egui::Color32::LIGHT_RED, e);
+    }
+}
+
 /// The paper's §6 comparison, live: the three trees on one pose.
 fn compare_table(ui: &mut egui::Ui, p: &Panel) {
     let c = &p.comparison;
@@ -441,6 +507,25 @@ fn compare_table(ui: &mut egui::Ui, p: &Panel) {
                     ui.monospace(cell(r));
                 }
                 ui.end_row();
+            }
+            if let Some(d_obb) = obb.distance {
+                let distance: [(&str, &DistanceCell<'_>); 4] = [
+                    ("distance", &|d| {
+                        let same = (d.distance - d_obb.distance).abs()
+                            <= 1e-12 * d_obb.distance.abs().max(1.0);
+                        format!("{:.5}{}", d.distance, if same { "" } else { " ≠" })
+                    }),
+                    ("distance µs", &|d| format!("{:.0}", d.micros)),
+                    ("distance N_v", &|d| d.bv_tests.to_string()),
+                    ("distance N_p", &|d| d.tri_tests.to_string()),
+                ];
+                for (name, cell) in distance {
+                    ui.label(name);
+                    for r in &c.rows {
+                        ui.monospace(r.distance.as_ref().map_or("–".into(), cell));
+                    }
+                    ui.end_row();
+                }
             }
         });
     let (med, p95) = c.job_percentiles();
@@ -548,6 +633,17 @@ fn cost_grid(ui: &mut egui::Ui, t: &Timings, f: &FrameSample, bv: &str) {
                 "query T",
                 format!("{:.1} µs", f.query_us()),
                 format!("{:.1} µs", median(&|s| Some(s.query_us()))),
+            );
+            row(
+                "distance query",
+                opt(f.distance_us, "µs"),
+                opt(
+                    t.frames
+                        .iter()
+                        .any(|s| s.distance_us.is_some())
+                        .then(|| median(&|s| s.distance_us)),
+                    "µs",
+                ),
             );
             row(
                 "box tests N_v",
@@ -824,3 +920,5 @@ fn own_models(ui: &mut egui::Ui, p: &mut Panel) {
 
 /// One cell of the side-by-side table: a row's value as text.
 type RowCell<'a> = dyn Fn(&super::compare::CompareRow) -> String + 'a;
+/// A cell of the side-by-side table's distance rows.
+type DistanceCell<'a> = dyn Fn(&super::compare::CompareDistance) -> String + 'a;

@@ -11,6 +11,7 @@ use super::loading::{LoadScene, SceneChoice, SceneStatus};
 use super::metrics::{FrameSample, Stage, Timings};
 use super::motion::Playback;
 use super::overlay::{OverlayBoxes, OverlaySettings};
+use super::proximity::{LastProximity, ProximitySettings};
 use super::query::LastQuery;
 use super::scene::CollisionScene;
 use bevy::prelude::*;
@@ -24,8 +25,18 @@ impl Plugin for WebPlugin {
     }
 }
 
+/// What the title line reports besides the query: overlay, side by side, proximity.
+type Views<'w> = (
+    Res<'w, OverlaySettings>,
+    Res<'w, OverlayBoxes>,
+    Res<'w, CompareSettings>,
+    Res<'w, Comparison>,
+    Res<'w, LastProximity>,
+    Res<'w, ProximitySettings>,
+);
+
 /// Writes what the frame shows into the page's title every 10 frames: the scene, `step S
-/// contacts K` of the last query, the number of frames, the query's and the frame's medians,
+/// contacts K` of the last query, `distance D` while apart, `within T pairs P` when lit, the number of frames, the query's and the frame's medians,
 /// the moving object's position (`object at X Y Z`, world frame), the pointer (window pixels,
 /// and whether it is over the panel or the 3D view), the camera (as `obbtree view
 /// --screenshot` prints it), and when shown the hierarchy level drawn (`hierarchy obb object
@@ -42,14 +53,9 @@ fn title_line(
     camera: Query<(&Transform, &Camera, &Projection), With<super::camera::ViewCamera>>,
     window: Query<&Window, With<bevy::window::PrimaryWindow>>,
     capture: Res<super::input::PointerCapture>,
-    views: (
-        Res<OverlaySettings>,
-        Res<OverlayBoxes>,
-        Res<CompareSettings>,
-        Res<Comparison>,
-    ),
+    views: Views,
 ) {
-    let (overlay, boxes, compare, comparison) = views;
+    let (overlay, boxes, compare, comparison, near, settings) = views;
     *frames += 1;
     if !(*frames).is_multiple_of(10) {
         return;
@@ -70,6 +76,12 @@ fn title_line(
                 *frames,
                 1000.0 / f50.max(1e-3)
             );
+            if let Some(r) = &near.distance {
+                line += &format!("; distance {:.6}", r.distance);
+            }
+            if settings.pairs {
+                line += &format!("; within {} pairs {}", settings.tolerance, near.pairs.len());
+            }
             let at = scene.obj.pose.translation.vector;
             line += &format!("; object at {:.3} {:.3} {:.3}", at.x, at.y, at.z);
             if let Some(p) = window.iter().next().and_then(|w| w.cursor_position()) {

@@ -3,7 +3,8 @@
 //!
 //! URL parameters: `scene` (pipes, torus, torpedo, wobble; default torus), `step` (the path
 //! step to start at), `level` (show this level of the object's OBB tree), `play=0` (start
-//! paused). Unknown parameters and bad values are ignored.
+//! paused), `compare=1` (the three trees side by side), `tolerance=T` (light the triangle pairs
+//! within T). Unknown parameters and bad values are ignored.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
@@ -35,6 +36,13 @@ fn options(query: &str) -> obbtree::app::ViewOptions {
             "step" => options.start_step = value.parse().unwrap_or(0),
             "level" => options.overlay_level = value.parse().ok(),
             "play" => options.paused = value == "0",
+            "compare" => options.compare = value == "1",
+            "tolerance" => {
+                options.tolerance = value
+                    .parse()
+                    .ok()
+                    .filter(|t: &f64| t.is_finite() && *t >= 0.0)
+            }
             _ => {}
         }
     }

@@ -33,6 +33,9 @@ pub struct Args {
     /// Start with OBB, AABB and sphere trees side by side.
     #[arg(long)]
     pub compare: bool,
+    /// Light every triangle pair within this distance (world units) from the start.
+    #[arg(long, value_name = "T")]
+    pub tolerance: Option<f64>,
 }
 
 /// Runs `obbtree view` (the default command).
@@ -60,6 +63,12 @@ pub fn run(args: Args) -> ExitCode {
         },
         (None, []) => None,
     };
+    if let Some(t) = args.tolerance
+        && !(t.is_finite() && t >= 0.0)
+    {
+        eprintln!("error: {}", obbtree::query::ProximityError::Tolerance(t));
+        return ExitCode::FAILURE;
+    }
     let exit = obbtree::app::run(ViewOptions {
         scene,
         assets: args
@@ -71,6 +80,7 @@ pub fn run(args: Args) -> ExitCode {
         overlay_level: args.overlay_level,
         simulate: args.simulate,
         compare: args.compare,
+        tolerance: args.tolerance,
         paused: false,
     });
     match exit {

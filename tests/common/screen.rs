@@ -61,6 +61,16 @@ pub fn is_curve(p: &image::Rgb<u8>) -> bool {
     p.0[0] <= 40 && p.0[1] >= 215 && (60..=120).contains(&p.0[2])
 }
 
+/// Whether a pixel has the closest-point segment's colour (unlit white over everything).
+pub fn is_segment(p: &image::Rgb<u8>) -> bool {
+    p.0.iter().all(|&c| c >= 245)
+}
+
+/// Whether a pixel has the fill of triangles within the tolerance (unlit sRGB (40, 90, 255)).
+pub fn is_tolerance(p: &image::Rgb<u8>) -> bool {
+    p.0[0] <= 70 && (70..=115).contains(&p.0[1]) && p.0[2] >= 235
+}
+
 /// A paper scene from `assets`, its OBB trees and the library's all-contacts query at `step`
 /// of its path: what the viewer must report there.
 pub struct Truth {
