@@ -399,6 +399,16 @@ fn query_section(ui: &mut egui::Ui, p: &mut Panel) {
     }
 }
 
+/// A distance in world units: six decimals, or four significant digits where that would
+/// show too few.
+fn length(x: f64) -> String {
+    if x != 0.0 && !(1e-3..1e6).contains(&x.abs()) {
+        format!("{x:.3e}")
+    } else {
+        format!("{x:.6}")
+    }
+}
+
 /// PQP's queries, live: the distance while apart, the triangle pairs within a tolerance.
 fn proximity_section(ui: &mut egui::Ui, p: &mut Panel) {
     ui.checkbox(
@@ -413,8 +423,8 @@ fn proximity_section(ui: &mut egui::Ui, p: &mut Panel) {
     if p.proximity.distance {
         let line = match &near.distance {
             Some(r) => format!(
-                "distance {:.6} in {:.1} µs (interference {:.1} µs); triangles {} · {}; N_v {}, N_p {}",
-                r.distance,
+                "distance {} in {:.1} µs (interference {:.1} µs); triangles {} · {}; N_v {}, N_p {}",
+                length(r.distance),
                 near.distance_micros,
                 p.last.micros,
                 r.triangles.0,
@@ -513,7 +523,7 @@ fn compare_table(ui: &mut egui::Ui, p: &Panel) {
                     ("distance", &|d| {
                         let same = (d.distance - d_obb.distance).abs()
                             <= 1e-12 * d_obb.distance.abs().max(1.0);
-                        format!("{:.5}{}", d.distance, if same { "" } else { " ≠" })
+                        format!("{}{}", length(d.distance), if same { "" } else { " ≠" })
                     }),
                     ("distance µs", &|d| format!("{:.0}", d.micros)),
                     ("distance N_v", &|d| d.bv_tests.to_string()),

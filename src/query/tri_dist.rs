@@ -54,7 +54,15 @@ pub(crate) fn apart(p: &[Point; 3], q: &[Point; 3]) -> (Real, Point, Point) {
         let (p0, p1) = (p[i], p[(i + 1) % 3]);
         for j in 0..3 {
             let (x, y) = segment_segment(&p0, &p1, &q[j], &q[(j + 1) % 3]);
-            keep((y - x).norm_squared(), x, y);
+            let v = y - x;
+            // The plane through x normal to v has p's edge on one side and q's on the other
+            // (x and y are each other's nearest points on the edges); when the third corners
+            // are on those sides too, it separates the triangles and no pair is nearer (PQP's
+            // early exit, Larsen et al. 1999 §5).
+            if (p[(i + 2) % 3] - x).dot(&v) <= 0.0 && (q[(j + 2) % 3] - y).dot(&v) >= 0.0 {
+                return (v.norm(), x, y);
+            }
+            keep(v.norm_squared(), x, y);
         }
     }
     for v in p {

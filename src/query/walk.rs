@@ -850,7 +850,7 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
     /// For a proximity query ([`Visitor::TOLERANCE`]): the overlapping child pairs whose volumes
     /// are surely farther apart than the tolerance ([`VolumeTests::farther_than`]) are pruned
     /// too.
-    #[inline(never)]
+    #[inline(always)]
     fn prune_far(
         &self,
         hit: &mut [bool; 2],
