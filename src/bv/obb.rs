@@ -537,7 +537,11 @@ fn mid_section_point(c: [f32; 3], axes: &[[f32; 3]; 3], half: &[f32; 3], x: [f32
     for i in 0..3 {
         if i != thin {
             let s = dot3(r, axes[i]).clamp(-half[i], half[i]);
-            p = [p[0] + axes[i][0] * s, p[1] + axes[i][1] * s, p[2] + axes[i][2] * s];
+            p = [
+                p[0] + axes[i][0] * s,
+                p[1] + axes[i][1] * s,
+                p[2] + axes[i][2] * s,
+            ];
         }
     }
     p
@@ -813,7 +817,9 @@ impl VolumeTests for Obb {
         let axes_a = [0, 1, 2].map(|i| [a.cols[0][i], a.cols[1][i], a.cols[2][i]]);
         let axes_b = [0, 1, 2].map(|j| [b.axes[j][0], b.axes[j][1], b.axes[j][2]]);
         let half_b = [b.half[0], b.half[1], b.half[2]];
-        let size = ca[0].abs() + ca[1].abs() + ca[2].abs()
+        let size = ca[0].abs()
+            + ca[1].abs()
+            + ca[2].abs()
             + cb[0].abs()
             + cb[1].abs()
             + cb[2].abs()

@@ -86,20 +86,28 @@ pub(crate) fn plane_gap(p: &[Point; 3], q: &[Point; 3]) -> Real {
     let side = |t: &[Point; 3], u: &[Point; 3]| {
         let (e1, e2) = (t[1] - t[0], t[2] - t[0]);
         let n = e1.cross(&e2);
-        let len = n.norm();
-        // The sine of the angle at t[0]: a nearly flat triangle's normal is known only to
-        // about ε / sin radians, so its plane is not trusted below 1e-6 (and not for a NaN).
-        let sin = len / (e1.norm() * e2.norm());
-        let usable = sin > 1e-6;
+        let n2 = n.norm_squared();
+        let ee = e1.norm_squared() * e2.norm_squared();
+        // The sine of the angle at t[0] (squared: n2 / ee): a nearly flat triangle's normal is
+        // known only to about ε / sin radians, so its plane is not trusted below 1e-6 (and
+        // not for a NaN).
+        let usable = n2 > 1e-12 * ee;
         if !usable {
             return 0.0;
         }
+        let len = n2.sqrt();
         let h = u.map(|x| (x - t[0]).dot(&n) / len);
-        // The normal's direction error times the corners' offsets.
-        let reach = u.iter().map(|x| (x - t[0]).norm()).fold(0.0, Real::max);
-        let slack = 64.0 * Real::EPSILON * reach / sin;
         let low = h[0].min(h[1]).min(h[2]);
         let high = h[0].max(h[1]).max(h[2]);
+        if low <= 0.0 && high >= 0.0 {
+            return 0.0;
+        }
+        // The normal's direction error (ε / sin) times the corners' offsets.
+        let reach2 = u
+            .iter()
+            .map(|x| (x - t[0]).norm_squared())
+            .fold(0.0, Real::max);
+        let slack = 64.0 * Real::EPSILON * (reach2 * ee / n2).sqrt();
         if low > 0.0 {
             low - slack
         } else if high < 0.0 {
