@@ -43,8 +43,8 @@ pub struct ProximitySettings {
     pub distance: bool,
     /// Light every triangle pair within [`Self::tolerance`].
     pub pairs: bool,
-    /// The tolerance, world units (≥ 0; a bad value is reported, not used). 0 until the panel
-    /// or the command line sets it: the panel then starts from a scene-sized value.
+    /// The tolerance, world units (≥ 0; a bad value is reported, not used). While the pairs
+    /// are off and it is 0, the panel sets a value sized to the scene's object.
     pub tolerance: Real,
     /// Triangle pairs lit at most (the rest are counted, not lit).
     pub max_pairs: usize,
@@ -128,7 +128,7 @@ struct Proximity<'a> {
     touching: bool,
 }
 
-/// The answers: (distance and its µs, tolerance pairs and their µs).
+/// The answers: (distance and its µs, tolerance pairs and their µs, a query's error).
 type Answers = (
     Option<(DistanceReport, f64)>,
     Option<(PairsReport, f64)>,

@@ -439,7 +439,7 @@ fn proximity_section(ui: &mut egui::Ui, p: &mut Panel) {
     }
     // The slider's range follows the moving body's size.
     let size = p.scene.as_ref().map_or(1.0, |s| s.obj.radius().max(1e-9));
-    if p.proximity.tolerance == 0.0 {
+    if p.proximity.tolerance == 0.0 && !p.proximity.pairs {
         p.proximity.tolerance = 0.02 * size;
     }
     ui.checkbox(
@@ -448,8 +448,9 @@ fn proximity_section(ui: &mut egui::Ui, p: &mut Panel) {
     );
     ui.add_enabled_ui(p.proximity.pairs, |ui| {
         ui.add(
-            egui::Slider::new(&mut p.proximity.tolerance, 1e-4 * size..=0.5 * size)
+            egui::Slider::new(&mut p.proximity.tolerance, 0.0..=0.5 * size)
                 .logarithmic(true)
+                .smallest_positive(1e-4 * size)
                 .text("tolerance"),
         );
     });

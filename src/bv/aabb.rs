@@ -169,6 +169,63 @@ impl VolumeTests for Aabb {
 
     type Placed = PlacedAabb;
 
+    /// The boxes' gap along two directions, as for OBBs ([`crate::bv::Obb`]'s test): the line
+    /// of centres, then the line between near points of the boxes' mid-sections (three
+    /// alternating clamps). B's half extents as placed hold the query's margin (the tolerance
+    /// among it): taken off, so that the boxes themselves are measured.
+    #[inline(always)]
+    fn farther_than(q: &AabbQuery, a: &Aabb, b: &PlacedAabb, d: Real) -> bool {
+        let ha = a.half.map(Real::from);
+        let hb = b.half.map(|h| (h - q.margin).max(0.0) * (1.0 + 1e-12));
+        let ca = v3(&a.center);
+        let t = b.center - ca;
+        // The gap's own rounding (double precision: a few ε of the boxes' reach).
+        let size = ca.abs().sum() + b.center.abs().sum() + ha.iter().chain(&hb).sum::<Real>();
+        let d = d * (1.0 + 8.0 * Real::EPSILON) + 32.0 * Real::EPSILON * size;
+        // B's axes in A's frame: the columns of the rotation.
+        let axes_b: [Vector; 3] =
+            std::array::from_fn(|j| Vector::new(q.rot[0][j], q.rot[1][j], q.rot[2][j]));
+        let beyond = |l: Vector| {
+            let reach_a = ha[0] * l.x.abs() + ha[1] * l.y.abs() + ha[2] * l.z.abs();
+            let reach_b = (0..3)
+                .map(|j| hb[j] * axes_b[j].dot(&l).abs())
+                .sum::<Real>();
+            t.dot(&l).abs() - reach_a - reach_b > d * l.norm()
+        };
+        if beyond(t) {
+            return true;
+        }
+        let thin = |h: &[Real; 3]| {
+            if h[0] <= h[1] && h[0] <= h[2] {
+                0
+            } else if h[1] <= h[2] {
+                1
+            } else {
+                2
+            }
+        };
+        let (thin_a, thin_b) = (thin(&ha), thin(&hb));
+        let mid_a = |x: Vector| {
+            let mut p = ca;
+            for i in (0..3).filter(|&i| i != thin_a) {
+                p[i] += (x[i] - ca[i]).clamp(-ha[i], ha[i]);
+            }
+            p
+        };
+        let mid_b = |x: Vector| {
+            let r = x - b.center;
+            let mut p = b.center;
+            for j in (0..3).filter(|&j| j != thin_b) {
+                p += axes_b[j] * r.dot(&axes_b[j]).clamp(-hb[j], hb[j]);
+            }
+            p
+        };
+        let p = mid_a(b.center);
+        let near_b = mid_b(p);
+        let p = mid_a(near_b);
+        beyond(near_b - p)
+    }
+
     #[inline(always)]
     fn center_distance2(a: &Aabb, b: &PlacedAabb) -> Real {
         (b.center - v3(&a.center)).norm_squared()
@@ -185,5 +242,59 @@ impl VolumeTests for Aabb {
     fn order_radius2(&self) -> Real {
         let h = self.half.map(Real::from);
         0.5 * (h[0] * h[0] + h[1] * h[1] + h[2] * h[2])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bv::OverlapOptions;
+    use proptest::prelude::*;
+
+    /// The point of box `b` at `t` ∈ [−1, 1]³ of its half extents.
+    fn box_point(b: &Aabb, t: [f64; 3]) -> Point {
+        b.center() + b.half_extents().component_mul(&Vector::from(t))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 3000, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// The proximity pruning test: boxes said to be farther apart than `d` have no two
+        /// points (corners and sampled points) within `d`; B placed by a rotation and a shift,
+        /// its placed box grown by a margin that the test takes off again.
+        #[test]
+        fn farther_than_is_a_lower_bound(
+            pa in prop::collection::vec(prop::array::uniform3(-1.0..1.0f64), 1..8),
+            pb in prop::collection::vec(prop::array::uniform3(-1.0..1.0f64), 1..8),
+            angles in prop::array::uniform3(-3.2..3.2f64),
+            shift in prop::array::uniform3(-4.0..4.0f64),
+            margin in prop_oneof![Just(0.0), 0.0..0.5f64],
+            ts in prop::collection::vec((prop::array::uniform3(-1.0..1.0f64), prop::array::uniform3(-1.0..1.0f64)), 32),
+        ) {
+            let a = Aabb::from_points(pa.iter().map(|p| Point::from(*p)));
+            let b = Aabb::from_points(pb.iter().map(|p| Point::from(*p)));
+            let rot = crate::math::UnitQuaternion::from_euler_angles(angles[0], angles[1], angles[2])
+                .to_rotation_matrix()
+                .into_inner();
+            let pos = Vector::from(shift);
+            let q = Aabb::prepare(&rot, &pos, margin, 3.0, &OverlapOptions::default());
+            let placed = Aabb::place(&q, &b);
+            let to_a = |x: Point| crate::math::transform_point(&rot, &pos, &x);
+            let signs = |k: usize| [k & 1, k >> 1 & 1, k >> 2 & 1].map(|s| if s == 1 { 1.0 } else { -1.0 });
+            let mut least = f64::INFINITY;
+            for i in 0..8 {
+                for j in 0..8 {
+                    least = least.min((box_point(&a, signs(i)) - to_a(box_point(&b, signs(j)))).norm());
+                }
+            }
+            for (ta, tb) in &ts {
+                least = least.min((box_point(&a, *ta) - to_a(box_point(&b, *tb))).norm());
+            }
+            for d in [0.0, 0.25 * least, 0.5 * least, 0.9 * least, least, 2.0 * least] {
+                if Aabb::farther_than(&q, &a, &placed, d) {
+                    prop_assert!(least > d, "{} {}", least, d);
+                }
+            }
+        }
     }
 }

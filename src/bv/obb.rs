@@ -807,7 +807,7 @@ impl VolumeTests for Obb {
     /// `d` is grown by the single-precision rounding of the boxes' coordinates (a few units in
     /// the last place of their magnitudes, and the axes' departure from orthonormal).
     #[inline(always)]
-    fn farther_than(a: &Obb, b: &PlacedObb, d: Real) -> bool {
+    fn farther_than(_: &ObbQuery, a: &Obb, b: &PlacedObb, d: Real) -> bool {
         // Single precision throughout, on the stored floats: any direction's gap is a lower
         // bound, so the directions may be rounded; the gap's own rounding (a few units of
         // f32's epsilon times the boxes' reach) is covered by the slack.
@@ -988,7 +988,7 @@ mod tests {
                 least = least.min((box_point(&a, *ta) - to_a(box_point(&b, *tb))).norm());
             }
             for d in [0.0, 0.25 * least, 0.5 * least, 0.9 * least, least, 2.0 * least] {
-                if Obb::farther_than(&a, &placed, d) {
+                if Obb::farther_than(&q, &a, &placed, d) {
                     prop_assert!(least > d, "{} {}", least, d);
                 }
             }

@@ -24,13 +24,13 @@ pub trait VolumeTests: Copy + Send + Sync + std::fmt::Debug + 'static {
     /// A volume of B expressed in A's frame ([`BoundingVolume::place`]).
     type Placed: Copy;
 
-    /// Whether volume `a` and volume `b` placed in A's frame are surely more than `d` (model
-    /// units, the placement's rounding included by the caller) apart: the distance query's
-    /// pruning test beside [`BoundingVolume::overlaps`] grown by `d` (Larsen et al. 1999, §4).
-    /// `false` where the volume has no test beyond its overlap test.
+    /// Whether volume `a` and volume `b` placed in A's frame by `q` are surely more than `d`
+    /// (model units, the placement's rounding included by the caller) apart: the distance
+    /// query's pruning test beside [`BoundingVolume::overlaps`] grown by `d` (Larsen et al.
+    /// 1999, §4). `false` where the volume has no test beyond its overlap test.
     #[inline(always)]
-    fn farther_than(a: &Self, b: &Self::Placed, d: Real) -> bool {
-        let _ = (a, b, d);
+    fn farther_than(q: &Self::Query, a: &Self, b: &Self::Placed, d: Real) -> bool {
+        let _ = (q, a, b, d);
         false
     }
 

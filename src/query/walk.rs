@@ -874,7 +874,7 @@ impl<'a, B: BoundingVolume> Walk<'a, B> {
     /// Whether volumes `a` and `b` (placed) are farther apart than the tolerance.
     #[inline(always)]
     fn farther(&self, a: &B, b: &B::Placed) -> bool {
-        B::farther_than(a, b, self.tolerance + self.margin)
+        B::farther_than(&self.query, a, b, self.tolerance + self.margin)
     }
 
     /// The visitor stopped the walk: every pending pair, tested or not, goes to
