@@ -680,20 +680,26 @@ fn the_intersection_curve_has_one_piece_per_contact_on_both_bodies() {
     assert_eq!(app.world().resource::<ContactCurves>().pairs, 0);
 }
 
-#[test]
-fn side_by_side_runs_all_three_trees_on_the_same_pose() {
-    let mut app = app_with(SceneChoice::Paper(SceneId::Torpedo));
-    settle(&mut app);
-    pause(&mut app);
-    go_to_step(&mut app, 1200);
+/// Pauses at `step`, turns the side-by-side comparison on and waits for its second finished
+/// job (the first may be of the pose before the step): the comparison.
+fn compared_at(app: &mut App, step: usize) -> Comparison {
+    pause(app);
+    go_to_step(app, step);
     app.world_mut().resource_mut::<CompareSettings>().enabled = true;
     let start = Instant::now();
     while app.world().resource::<Comparison>().jobs < 2 {
         app.update();
-        assert!(start.elapsed() < Duration::from_secs(60));
+        assert!(start.elapsed() < Duration::from_secs(120));
         std::thread::sleep(Duration::from_millis(2));
     }
-    let c = app.world().resource::<Comparison>().clone();
+    app.world().resource::<Comparison>().clone()
+}
+
+#[test]
+fn side_by_side_runs_all_three_trees_on_the_same_pose() {
+    let mut app = app_with(SceneChoice::Paper(SceneId::Torpedo));
+    settle(&mut app);
+    let c = compared_at(&mut app, 1200);
     let scene = app.world().resource::<CollisionScene>();
     assert_eq!(c.relative, scene.relative_pose(), "the paused pose");
     assert_eq!(c.rows.len(), 3);
@@ -1217,16 +1223,7 @@ fn the_distance_segment_and_the_pairs_within_the_tolerance_are_the_librarys() {
 fn side_by_side_measures_the_distance_with_every_tree_while_apart() {
     let mut app = app_with(SceneChoice::Paper(SceneId::Torpedo));
     settle(&mut app);
-    pause(&mut app);
-    go_to_step(&mut app, 0);
-    app.world_mut().resource_mut::<CompareSettings>().enabled = true;
-    let start = Instant::now();
-    while app.world().resource::<Comparison>().jobs < 2 {
-        app.update();
-        assert!(start.elapsed() < Duration::from_secs(120));
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    let c = app.world().resource::<Comparison>().clone();
+    let c = compared_at(&mut app, 0);
     let scene = app.world().resource::<CollisionScene>();
     for r in &c.rows {
         assert_eq!(r.contacts, 0, "step 0 is apart");

@@ -249,6 +249,7 @@ impl VolumeTests for Aabb {
 mod tests {
     use super::*;
     use crate::bv::OverlapOptions;
+    use crate::bv::volume_tests::sampled_least_distance;
     use proptest::prelude::*;
 
     /// The point of box `b` at `t` ∈ [−1, 1]³ of its half extents.
@@ -280,16 +281,7 @@ mod tests {
             let q = Aabb::prepare(&rot, &pos, margin, 3.0, &OverlapOptions::default());
             let placed = Aabb::place(&q, &b);
             let to_a = |x: Point| crate::math::transform_point(&rot, &pos, &x);
-            let signs = |k: usize| [k & 1, k >> 1 & 1, k >> 2 & 1].map(|s| if s == 1 { 1.0 } else { -1.0 });
-            let mut least = f64::INFINITY;
-            for i in 0..8 {
-                for j in 0..8 {
-                    least = least.min((box_point(&a, signs(i)) - to_a(box_point(&b, signs(j)))).norm());
-                }
-            }
-            for (ta, tb) in &ts {
-                least = least.min((box_point(&a, *ta) - to_a(box_point(&b, *tb))).norm());
-            }
+            let least = sampled_least_distance(|t| box_point(&a, t), |t| to_a(box_point(&b, t)), &ts);
             for d in [0.0, 0.25 * least, 0.5 * least, 0.9 * least, least, 2.0 * least] {
                 if Aabb::farther_than(&q, &a, &placed, d) {
                     prop_assert!(least > d, "{} {}", least, d);

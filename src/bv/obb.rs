@@ -942,6 +942,7 @@ impl VolumeTests for Obb {
 mod tests {
     use super::super::least_volume::extent;
     use super::*;
+    use crate::bv::volume_tests::sampled_least_distance;
     use proptest::prelude::*;
 
     /// A point of `b` at coordinates `t` ∈ [−1, 1]³ along its axes.
@@ -977,16 +978,7 @@ mod tests {
             let q = Obb::prepare(&rot, &pos, 0.0, 3.0, &OverlapOptions::default());
             let placed = Obb::place(&q, &b);
             let to_a = |x: Point| crate::math::transform_point(&rot, &pos, &x);
-            let mut least = f64::INFINITY;
-            let signs = |k: usize| [k & 1, k >> 1 & 1, k >> 2 & 1].map(|s| if s == 1 { 1.0 } else { -1.0 });
-            for i in 0..8 {
-                for j in 0..8 {
-                    least = least.min((box_point(&a, signs(i)) - to_a(box_point(&b, signs(j)))).norm());
-                }
-            }
-            for (ta, tb) in &ts {
-                least = least.min((box_point(&a, *ta) - to_a(box_point(&b, *tb))).norm());
-            }
+            let least = sampled_least_distance(|t| box_point(&a, t), |t| to_a(box_point(&b, t)), &ts);
             for d in [0.0, 0.25 * least, 0.5 * least, 0.9 * least, least, 2.0 * least] {
                 if Obb::farther_than(&q, &a, &placed, d) {
                     prop_assert!(least > d, "{} {}", least, d);

@@ -145,3 +145,21 @@ pub trait VolumeTests: Copy + Send + Sync + std::fmt::Debug + 'static {
     /// spheres their radius.
     fn size(&self) -> f32;
 }
+
+/// The least distance between two boxes over their corners and the sampled points: `a` and `b`
+/// give a box's point (in A's frame) at `t` ∈ [−1, 1]³ of its half extents along its axes, and
+/// `samples` pairs such coordinates. The oracle the pruning tests' property tests hold
+/// [`VolumeTests::farther_than`] against (an upper bound of the boxes' distance).
+#[cfg(test)]
+pub(crate) fn sampled_least_distance(
+    a: impl Fn([Real; 3]) -> crate::math::Point,
+    b: impl Fn([Real; 3]) -> crate::math::Point,
+    samples: &[([Real; 3], [Real; 3])],
+) -> Real {
+    let signs = |k: usize| [k & 1, k >> 1 & 1, k >> 2 & 1].map(|s| if s == 1 { 1.0 } else { -1.0 });
+    let corners = (0..64).map(|k| (signs(k & 7), signs(k >> 3)));
+    corners
+        .chain(samples.iter().copied())
+        .map(|(ta, tb)| (a(ta) - b(tb)).norm())
+        .fold(Real::INFINITY, Real::min)
+}
