@@ -1,7 +1,8 @@
 //! The orbit camera: framed on the moving object when a paper scene loads (on both bodies for
-//! a pair of the user's models), "Focus" (F) frames them again, and an option keeps it centred while it moves (path or simulation). The
-//! camera draws only the part of the window right of the side panel
-//! ([`ViewportInset`]), so what it centres is in the middle of what the user sees.
+//! a pair of the user's models), "Focus" (F) frames them again, and an option keeps it centred
+//! while it moves (path or simulation). The camera draws only the part of the window right of
+//! the side panel ([`ViewportInset`]), so what it centres is in the middle of what the user
+//! sees.
 
 use super::motion::{MotionMode, Playback};
 use super::scene::{CollisionScene, FrameSet};

@@ -1,7 +1,8 @@
 //! The contact highlights: the contacting triangles of each body filled in red, and the
-//! triangles within the proximity tolerance (not in contact) in blue, each as a mesh per body that follows the body's pose and is replaced (a new mesh asset, not one edited
-//! in place: see [`super::scene_view::replace_mesh`]) when the set of contacting triangles (or
-//! the body's shape) changes. Presentation only.
+//! triangles within the proximity tolerance (not in contact) in blue. Each is a mesh per body
+//! that follows the body's pose and is replaced (a new mesh asset, not one edited in place: see
+//! [`super::scene_view::replace_mesh`]) when the set of triangles (or the body's shape)
+//! changes. Presentation only.
 
 use super::metrics::{FrameWork, Stage};
 use super::proximity::{LastProximity, TOLERANCE};

@@ -1,8 +1,8 @@
 //! The egui side panel and the help window.
 //!
 //! The panel is a scroll area of collapsible sections — Scene, Motion, Query, Proximity,
-//! Drawing, Metrics, Hierarchies — one function each, with a footer naming the help key. After drawing it the
-//! panel tells the input plugin whether the pointer or keyboard belong to the UI
+//! Drawing, Metrics, Hierarchies — one function each, with a footer naming the help key. After
+//! drawing it the panel tells the input plugin whether the pointer or keyboard belong to the UI
 //! ([`PointerCapture`]) and the camera how much of the window it covers ([`ViewportInset`]).
 
 use super::camera::{CameraCommand, CameraSettings, ViewportInset};
