@@ -1,5 +1,6 @@
 //! Axis-aligned bounding boxes in the model's frame (van den Bergen 1998).
 
+use super::box_gap::{self, GapBox};
 use super::sat::separated;
 use super::{
     BoundingVolume, BvKind, Fitted, Group, OverlapOptions, SatMode, VolumeTests, store_box, v3,
@@ -169,61 +170,24 @@ impl VolumeTests for Aabb {
 
     type Placed = PlacedAabb;
 
-    /// The boxes' gap along two directions, as for OBBs ([`crate::bv::Obb`]'s test): the line
-    /// of centres, then the line between near points of the boxes' mid-sections (three
-    /// alternating clamps). B's half extents as placed hold the query's margin (the tolerance
-    /// among it): taken off, so that the boxes themselves are measured.
+    /// The boxes' gap along two directions ([`box_gap`]), B's box with the query's rotation as
+    /// its axes. B's half extents as placed hold the query's margin (the tolerance among it):
+    /// taken off (rounded up), so that the boxes themselves are measured.
     #[inline(always)]
     fn farther_than(q: &AabbQuery, a: &Aabb, b: &PlacedAabb, d: Real) -> bool {
-        let ha = a.half.map(Real::from);
-        let hb = b.half.map(|h| (h - q.margin).max(0.0) * (1.0 + 1e-12));
-        let ca = v3(&a.center);
-        let t = b.center - ca;
-        // The gap's own rounding (double precision: a few ε of the boxes' reach).
-        let size = ca.abs().sum() + b.center.abs().sum() + ha.iter().chain(&hb).sum::<Real>();
-        let d = d * (1.0 + 8.0 * Real::EPSILON) + 32.0 * Real::EPSILON * size;
-        // B's axes in A's frame: the columns of the rotation.
-        let axes_b: [Vector; 3] =
-            std::array::from_fn(|j| Vector::new(q.rot[0][j], q.rot[1][j], q.rot[2][j]));
-        let beyond = |l: Vector| {
-            let reach_a = ha[0] * l.x.abs() + ha[1] * l.y.abs() + ha[2] * l.z.abs();
-            let reach_b = (0..3)
-                .map(|j| hb[j] * axes_b[j].dot(&l).abs())
-                .sum::<Real>();
-            t.dot(&l).abs() - reach_a - reach_b > d * l.norm()
+        let identity = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+        let box_a = GapBox {
+            center: a.center,
+            axes: identity,
+            half: a.half,
         };
-        if beyond(t) {
-            return true;
-        }
-        let thin = |h: &[Real; 3]| {
-            if h[0] <= h[1] && h[0] <= h[2] {
-                0
-            } else if h[1] <= h[2] {
-                1
-            } else {
-                2
-            }
+        let c = b.center;
+        let box_b = GapBox {
+            center: [c.x as f32, c.y as f32, c.z as f32],
+            axes: std::array::from_fn(|j| q.rot.map(|row| row[j] as f32)),
+            half: b.half.map(|h| f32_up((h - q.margin).max(0.0))),
         };
-        let (thin_a, thin_b) = (thin(&ha), thin(&hb));
-        let mid_a = |x: Vector| {
-            let mut p = ca;
-            for i in (0..3).filter(|&i| i != thin_a) {
-                p[i] += (x[i] - ca[i]).clamp(-ha[i], ha[i]);
-            }
-            p
-        };
-        let mid_b = |x: Vector| {
-            let r = x - b.center;
-            let mut p = b.center;
-            for j in (0..3).filter(|&j| j != thin_b) {
-                p += axes_b[j] * r.dot(&axes_b[j]).clamp(-hb[j], hb[j]);
-            }
-            p
-        };
-        let p = mid_a(b.center);
-        let near_b = mid_b(p);
-        let p = mid_a(near_b);
-        beyond(near_b - p)
+        box_gap::farther_than(&box_a, &box_b, d)
     }
 
     #[inline(always)]

@@ -14,6 +14,7 @@
 
 mod aabb;
 mod bounding_volume;
+mod box_gap;
 mod fit;
 mod hull;
 mod least_volume;

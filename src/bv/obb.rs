@@ -1,5 +1,6 @@
 //! Oriented bounding boxes (Gottschalk et al. 1996, §4–§5): the fit and the overlap test.
 
+use super::box_gap::{self, GapBox};
 use super::fit::{
     covariance_of_moments, covariance_of_points, covariance_of_triangles, principal_axes,
     unit_scale,
@@ -490,63 +491,6 @@ fn triangle_axes(t: &[Point; 3], least_area: bool) -> Option<[Vector; 3]> {
     Some([major, minor, major.cross(&minor)])
 }
 
-/// `x − y`.
-#[inline(always)]
-fn sub3(x: [f32; 3], y: [f32; 3]) -> [f32; 3] {
-    [x[0] - y[0], x[1] - y[1], x[2] - y[2]]
-}
-
-#[inline(always)]
-fn dot3(x: [f32; 3], y: [f32; 3]) -> f32 {
-    x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
-}
-
-/// Whether the gap between two boxes' projections on the line along `l` exceeds `d`: that
-/// gap, `|l̂ · (c_b − c_a)|` less each box's reach `Σ h_i |u_i · l̂|`, is a lower bound of
-/// their distance (any non-zero direction; none for `l = 0`). Compared as `gap · |l| > d · |l|`.
-#[inline(always)]
-fn gap_exceeds(
-    l: [f32; 3],
-    centers: [f32; 3],
-    axes: [&[[f32; 3]; 3]; 2],
-    half: [&[f32; 3]; 2],
-    d: Real,
-) -> bool {
-    let reach = |axes: &[[f32; 3]; 3], half: &[f32; 3]| {
-        half[0] * dot3(axes[0], l).abs()
-            + half[1] * dot3(axes[1], l).abs()
-            + half[2] * dot3(axes[2], l).abs()
-    };
-    let scaled = dot3(centers, l).abs() - reach(axes[0], half[0]) - reach(axes[1], half[1]);
-    Real::from(scaled) > d * Real::from(dot3(l, l).sqrt())
-}
-
-/// The point of the box's mid-section across its thinnest axis (centre `c`, axes, half
-/// extents) nearest `x`: `x` projected on its plane and clamped to the rectangle.
-#[inline(always)]
-fn mid_section_point(c: [f32; 3], axes: &[[f32; 3]; 3], half: &[f32; 3], x: [f32; 3]) -> [f32; 3] {
-    let thin = if half[0] <= half[1] && half[0] <= half[2] {
-        0
-    } else if half[1] <= half[2] {
-        1
-    } else {
-        2
-    };
-    let r = sub3(x, c);
-    let mut p = c;
-    for i in 0..3 {
-        if i != thin {
-            let s = dot3(r, axes[i]).clamp(-half[i], half[i]);
-            p = [
-                p[0] + axes[i][0] * s,
-                p[1] + axes[i][1] * s,
-                p[2] + axes[i][2] * s,
-            ];
-        }
-    }
-    p
-}
-
 /// B's box expressed in A's frame, laid out for the overlap test: B's axes in A's frame in
 /// single precision, also transposed, the half extents and the centre.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -799,47 +743,20 @@ impl VolumeTests for Obb {
 
     type Placed = PlacedObb;
 
-    /// The boxes' gap along two directions (any unit direction `l` gives a lower bound of the
-    /// distance: the gap between the boxes' projections, each reaching `Σ h_i |u_i · l|`): the
-    /// line of centres, then the line between near points of the boxes' mid-sections found by
-    /// clamping one into the other and back (alternating projections, which close in on the
-    /// closest points of the rectangles of PQP's swept sphere volumes, Larsen et al. 1999, §3).
-    /// `d` is grown by the single-precision rounding of the boxes' coordinates (a few units in
-    /// the last place of their magnitudes, and the axes' departure from orthonormal).
+    /// The boxes' gap along two directions ([`box_gap`]).
     #[inline(always)]
     fn farther_than(_: &ObbQuery, a: &Obb, b: &PlacedObb, d: Real) -> bool {
-        // Single precision throughout, on the stored floats: any direction's gap is a lower
-        // bound, so the directions may be rounded; the gap's own rounding (a few units of
-        // f32's epsilon times the boxes' reach) is covered by the slack.
-        let ca = a.center;
-        let cb = [b.center[1], b.center[2], b.center[3]];
-        let t = sub3(cb, ca);
-        let axes_a = [0, 1, 2].map(|i| [a.cols[0][i], a.cols[1][i], a.cols[2][i]]);
-        let axes_b = [0, 1, 2].map(|j| [b.axes[j][0], b.axes[j][1], b.axes[j][2]]);
-        let half_b = [b.half[0], b.half[1], b.half[2]];
-        let size = ca[0].abs()
-            + ca[1].abs()
-            + ca[2].abs()
-            + cb[0].abs()
-            + cb[1].abs()
-            + cb[2].abs()
-            + a.half[0]
-            + a.half[1]
-            + a.half[2]
-            + half_b[0]
-            + half_b[1]
-            + half_b[2];
-        // The slack: the rounding of the gap (≈ 5 ε · size) and of `|l|` (a few ε relative).
-        let eps = Real::from(f32::EPSILON);
-        let d = d * (1.0 + 8.0 * eps) + 32.0 * eps * Real::from(size);
-        let beyond = |l: [f32; 3]| gap_exceeds(l, t, [&axes_a, &axes_b], [&a.half, &half_b], d);
-        if beyond(t) {
-            return true;
-        }
-        let p = mid_section_point(ca, &axes_a, &a.half, cb);
-        let q = mid_section_point(cb, &axes_b, &half_b, p);
-        let p = mid_section_point(ca, &axes_a, &a.half, q);
-        beyond(sub3(q, p))
+        let box_a = GapBox {
+            center: a.center,
+            axes: [0, 1, 2].map(|i| [a.cols[0][i], a.cols[1][i], a.cols[2][i]]),
+            half: a.half,
+        };
+        let box_b = GapBox {
+            center: [b.center[1], b.center[2], b.center[3]],
+            axes: [0, 1, 2].map(|j| [b.axes[j][0], b.axes[j][1], b.axes[j][2]]),
+            half: [b.half[0], b.half[1], b.half[2]],
+        };
+        box_gap::farther_than(&box_a, &box_b, d)
     }
 
     fn fit_with_hull(
