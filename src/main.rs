@@ -11,6 +11,7 @@ fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Some(Command::Collide(args)) => cli::collide::run(&args),
         Some(Command::Distance(args)) => cli::distance::run(&args),
+        Some(Command::SelfIntersections(args)) => cli::self_intersections::run(&args),
         #[cfg(feature = "paper")]
         Some(Command::Bench(args)) => cli::bench::run(&args),
         #[cfg(feature = "paper")]

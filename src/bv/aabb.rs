@@ -3,7 +3,8 @@
 use super::box_gap::{self, GapBox};
 use super::sat::separated;
 use super::{
-    BoundingVolume, BvKind, Fitted, Group, OverlapOptions, SatMode, VolumeTests, store_box, v3,
+    BoundingVolume, BvKind, Fitted, Group, OverlapOptions, SatMode, VolumeTests, store_box,
+    store_extremes, v3,
 };
 use crate::math::{Matrix3, Point, Real, Vector, f32_up};
 
@@ -31,6 +32,18 @@ impl Aabb {
     pub fn from_points(points: impl Iterator<Item = Point>) -> Aabb {
         let (center, half) = store_box(&IDENTITY, points);
         Aabb { center, half }
+    }
+
+    /// The smallest stored box around points whose extremes along the frame's axes are `lo`
+    /// and `hi`: the same box as [`Aabb::from_points`] of those points.
+    pub(crate) fn from_extremes(lo: [Real; 3], hi: [Real; 3]) -> Aabb {
+        let (center, half) = store_extremes(&IDENTITY, lo, hi);
+        Aabb { center, half }
+    }
+
+    /// The half extents in single precision, as stored.
+    pub(crate) fn stored_half(&self) -> [f32; 3] {
+        self.half
     }
 
     /// The centre, model frame.
@@ -71,6 +84,9 @@ pub struct AabbQuery {
     /// Absolute growth of B's boxes.
     margin: Real,
     lite: bool,
+    /// The rotation is exactly the identity (a model against itself, or a pure translation):
+    /// the boxes are aligned and their three face axes decide exactly.
+    aligned: bool,
 }
 
 impl BoundingVolume for Aabb {
@@ -103,6 +119,7 @@ impl BoundingVolume for Aabb {
             pos_ab: *pos_ab,
             margin,
             lite: options.sat == SatMode::Lite,
+            aligned: *rot_ab == Matrix3::identity(),
         }
     }
 
@@ -117,6 +134,9 @@ impl BoundingVolume for Aabb {
     #[inline(always)]
     fn overlaps(q: &AabbQuery, a: &Aabb, b: &PlacedAabb) -> bool {
         let d = b.center - v3(&a.center);
+        if q.aligned {
+            return (0..3).all(|k| d[k].abs() <= a.half[k] as Real + b.half[k]);
+        }
         !separated(
             &a.half.map(|h| h as Real),
             &b.half,

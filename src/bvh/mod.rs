@@ -13,6 +13,7 @@
 //! fetching three vertex indices and then three vertices scattered over the mesh.
 
 mod build;
+mod midpoint;
 
 pub use build::{BuildOptions, SPLIT_BINS, SplitRule};
 

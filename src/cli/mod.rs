@@ -9,6 +9,7 @@ pub mod distance;
 pub mod experiment;
 #[cfg(feature = "paper")]
 pub mod generate;
+pub mod self_intersections;
 pub mod view;
 
 use clap::{Parser, Subcommand};
@@ -34,6 +35,9 @@ pub enum Command {
     /// The distance between model B and model A at every pose, with closest points; or whether
     /// they are within a tolerance, or every triangle pair within it (PQP's queries).
     Distance(distance::Args),
+    /// Every pair of triangles of one mesh that intersect beyond the corners they share
+    /// (exact; CGAL's rule), found by walking the mesh's hierarchy against itself.
+    SelfIntersections(self_intersections::Args),
     /// Replay a scene's motion path and print the paper's Table 3 row beside ours (§7.2).
     #[cfg(feature = "paper")]
     Bench(bench::Args),

@@ -4,7 +4,8 @@
 //!
 //! Interference detection has two entry points: [`collide`] (world poses) and [`collide_with`]
 //! (B placed in A's frame, with a separation list, a trace, a stop rule or threads: [`CollideWith`]).
-//! [`traverse`] runs the walk with a [`Visitor`] of one's own.
+//! [`traverse`] runs the walk with a [`Visitor`] of one's own. [`self_intersections`] walks one
+//! mesh's hierarchy against itself.
 
 mod collide;
 mod contacts;
@@ -14,6 +15,8 @@ mod distance;
 pub mod intersection;
 #[cfg(feature = "parallel")]
 mod parallel;
+mod self_intersection;
+mod self_tri_tri;
 mod separation;
 mod trace;
 mod tri_dist;
@@ -28,6 +31,10 @@ pub use distance::{
     distance_with, within, within_pairs, within_pairs_with, within_with,
 };
 pub use intersection::{Intersection, triangle_intersection};
+pub use self_intersection::{
+    SelfIntersectionOptions, SelfIntersectionReport, self_brute_force, self_intersections,
+};
+pub use self_tri_tri::triangles_self_intersect;
 pub use separation::{SeparationList, SeparationPolicy};
 pub use tri_dist::triangle_distance;
 pub use tri_tri::{has_area, triangles_intersect};

@@ -90,7 +90,7 @@ pub fn has_area(t: &[Point; 3]) -> bool {
 /// The coordinate axis along which projecting the triangle's plane is one-to-one (the normal's
 /// component along it is exactly nonzero), preferring the largest component; `None` for a
 /// degenerate triangle. Returned as the two coordinates kept.
-fn exact_axis(t: &[Point; 3]) -> Option<(usize, usize)> {
+pub(crate) fn exact_axis(t: &[Point; 3]) -> Option<(usize, usize)> {
     let n = (t[0] - t[2]).cross(&(t[1] - t[2])).map(Real::abs);
     let mut order = [0usize, 1, 2];
     order.sort_by(|&i, &j| n[j].total_cmp(&n[i]));

@@ -1,0 +1,140 @@
+//! `obbtree self-intersections A.obj`: every pair of triangles of one mesh that intersect
+//! beyond the corners they share, as a table or JSON lines (the command-line contract of the
+//! project's design). The exit status is 0 whether or not the mesh passes through itself.
+
+use obbtree::prelude::*;
+use obbtree::query::{SelfIntersectionOptions, SelfIntersectionReport, self_intersections};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// The arguments of `self-intersections`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The model (OBJ).
+    pub a: PathBuf,
+    /// Bounding volume of the hierarchy.
+    #[arg(long, value_enum, default_value = "aabb")]
+    pub bv: BvKind,
+    /// Split rule of the hierarchy builder [default: box-midpoint for AABB trees (van den
+    /// Bergen's, the fastest build), binned for the others].
+    #[arg(long, value_enum)]
+    pub split: Option<SplitRule>,
+    /// One JSON object per pair `{"pair":[ta,tb]}` (file order, ta < tb), then a summary object.
+    #[arg(long)]
+    pub json: bool,
+    /// Also print each pair's intersection: its corners (a point, a segment's two ends or a
+    /// coplanar overlap's polygon), model frame.
+    #[arg(long)]
+    pub curves: bool,
+    /// Build the tree and walk it on this many threads (1: the calling thread only).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: u64,
+    /// Run the self-test this many times on the one tree and report the median time.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=100000))]
+    pub reps: u64,
+}
+
+/// Runs `obbtree self-intersections`.
+pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
+    let mesh = load_obj(&args.a)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads as usize)
+        .build()?;
+    pool.install(|| match args.bv {
+        BvKind::Obb => run_with::<Obb>(args, mesh),
+        BvKind::Aabb => run_with::<Aabb>(args, mesh),
+        BvKind::Sphere => run_with::<Sphere>(args, mesh),
+    })
+    .map_err(|e| -> Box<dyn std::error::Error> { e })
+}
+
+/// What fails on the pool's thread: writing the output.
+type Failure = Box<dyn std::error::Error + Send + Sync>;
+
+fn run_with<B: BoundingVolume>(args: &Args, mesh: TriMesh) -> Result<(), Failure> {
+    let parallel = args.threads > 1;
+    let t0 = Instant::now();
+    let split = args.split.unwrap_or(if B::KIND == BvKind::Aabb {
+        SplitRule::BoxMidpoint
+    } else {
+        SplitRule::default()
+    });
+    let tree = Bvh::<B>::build(
+        mesh,
+        &BuildOptions {
+            split,
+            parallel,
+            ..BuildOptions::default()
+        },
+    );
+    let build_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let options = SelfIntersectionOptions {
+        curves: args.curves,
+        parallel,
+        ..SelfIntersectionOptions::default()
+    };
+    let mut times = Vec::with_capacity(args.reps as usize);
+    let mut report = SelfIntersectionReport::default();
+    for _ in 0..args.reps {
+        let start = Instant::now();
+        report = self_intersections(&tree, &options);
+        times.push(start.elapsed().as_secs_f64() * 1e6);
+    }
+    let micros = obbtree::timing::median(&mut times);
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if !args.json {
+        writeln!(
+            out,
+            "{}: {} triangles, {} tree built in {:.1} ms",
+            args.a.display(),
+            tree.mesh().triangle_count(),
+            B::KIND,
+            build_ms
+        )?;
+    }
+    for (i, &(ta, tb)) in report.pairs.iter().enumerate() {
+        let curve: Option<Vec<[f64; 3]>> = report
+            .curves
+            .get(i)
+            .map(|c| c.points().iter().map(|p| [p.x, p.y, p.z]).collect());
+        if args.json {
+            let mut line = serde_json::json!({ "pair": [ta, tb] });
+            if let Some(curve) = curve {
+                line["curve"] = serde_json::json!(curve);
+            }
+            writeln!(out, "{line}")?;
+        } else {
+            write!(out, "{ta} {tb}")?;
+            if let Some(curve) = curve {
+                for p in curve {
+                    write!(out, "  ({} {} {})", p[0], p[1], p[2])?;
+                }
+            }
+            writeln!(out)?;
+        }
+    }
+    if args.json {
+        let summary = serde_json::json!({"summary": {
+            "pairs": report.pairs.len(),
+            "build_ms": build_ms,
+            "micros": micros,
+            "bv_tests": report.bv_tests,
+            "tri_tests": report.tri_tests,
+        }});
+        writeln!(out, "{summary}")?;
+    } else {
+        writeln!(
+            out,
+            "summary: {} intersecting pairs, {} box tests, {} tri tests, self-test {:.1} µs (median of {}), build {:.1} ms",
+            report.pairs.len(),
+            report.bv_tests,
+            report.tri_tests,
+            micros,
+            args.reps,
+            build_ms
+        )?;
+    }
+    out.flush()?;
+    Ok(())
+}
