@@ -343,3 +343,85 @@ fn distance_lines_match_the_library() {
             .contains("tolerance -1 is not a finite non-negative distance")
     );
 }
+
+/// `self-intersections --json`: one line per pair (ta < tb, sorted) and a summary, the library's
+/// pairs for every tree type, on one thread and two; `--curves` adds each pair's intersection;
+/// the exit status is 0 with pairs or without; a broken OBJ is an error naming the line.
+#[test]
+fn self_intersection_lines_match_the_library() {
+    use obbtree::query::{SelfIntersectionOptions, self_intersections};
+    let f16 = data("f-16.obj");
+    let f = f16.to_str().unwrap();
+    let tree = Bvh::<Aabb>::build(load("f-16.obj"), &BuildOptions::van_den_bergen());
+    let expected = self_intersections(&tree, &SelfIntersectionOptions::default());
+    assert_eq!(expected.pairs.len(), 534);
+    for extra in [
+        vec![],
+        vec!["--bv", "obb"],
+        vec!["--bv", "sphere"],
+        vec!["--threads", "2"],
+        vec!["--curves"],
+    ] {
+        let mut args = vec!["self-intersections", f, "--json"];
+        args.extend(&extra);
+        let out = run(&args);
+        let lines: Vec<serde_json::Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let (summary, pairs) = lines.split_last().unwrap();
+        let got: Vec<(u32, u32)> = pairs
+            .iter()
+            .map(|l| {
+                let p: [u32; 2] = serde_json::from_value(l["pair"].clone()).unwrap();
+                (p[0], p[1])
+            })
+            .collect();
+        assert_eq!(got, expected.pairs, "{extra:?}");
+        let s = &summary["summary"];
+        assert_eq!(s["pairs"], 534);
+        if extra.is_empty() {
+            // The default tree is van den Bergen's AABB tree: the library's counts.
+            assert_eq!(s["bv_tests"], expected.bv_tests);
+            assert_eq!(s["tri_tests"], expected.tri_tests);
+        }
+        if extra == ["--curves"] {
+            let m = load("f-16.obj");
+            for (l, &(a, b)) in pairs.iter().zip(&expected.pairs) {
+                let corners: Vec<[f64; 3]> = serde_json::from_value(l["curve"].clone()).unwrap();
+                let truth = obbtree::query::triangle_intersection(
+                    &m.triangle(a as usize),
+                    &m.triangle(b as usize),
+                );
+                // serde_json's parser (without its float_roundtrip feature) may land one ulp off
+                // the printed shortest form.
+                assert_eq!(corners.len(), truth.points().len());
+                for (c, t) in corners.iter().zip(truth.points()) {
+                    for k in 0..3 {
+                        assert!((c[k] - t[k]).abs() <= 4.0 * f64::EPSILON * t[k].abs(), "{c:?} {t:?}");
+                    }
+                }
+            }
+        } else {
+            assert!(pairs.iter().all(|l| l.get("curve").is_none()));
+        }
+    }
+    // No pairs: still exit status 0, and the summary says 0.
+    let spot = data("spot.obj");
+    let out = run(&["self-intersections", spot.to_str().unwrap(), "--json"]);
+    let summary: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    assert_eq!(summary["summary"]["pairs"], 0);
+    assert_eq!(out.lines().count(), 1);
+    // The table form ends with the summary line.
+    let table = run(&["self-intersections", f]);
+    assert!(table.lines().last().unwrap().starts_with("summary: 534 intersecting pairs"));
+    // A broken OBJ: exit status 1 and the line named.
+    let broken = temp_file("broken.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 x\n");
+    let bad = Command::new(env!("CARGO_BIN_EXE_obbtree"))
+        .args(["self-intersections", broken.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("line 4"), "{err}");
+}
