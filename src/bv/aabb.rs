@@ -3,8 +3,7 @@
 use super::box_gap::{self, GapBox};
 use super::sat::separated;
 use super::{
-    BoundingVolume, BvKind, Fitted, Group, OverlapOptions, SatMode, VolumeTests, store_box,
-    store_extremes, v3,
+    BoundingVolume, BvKind, Fitted, Group, OverlapOptions, SatMode, VolumeTests, store_box, v3,
 };
 use crate::math::{Matrix3, Point, Real, Vector, f32_up};
 
@@ -36,9 +35,19 @@ impl Aabb {
 
     /// The smallest stored box around points whose extremes along the frame's axes are `lo`
     /// and `hi`: the same box as [`Aabb::from_points`] of those points.
+    /// Component by component, as [`super::store_box`] computes it with the frame's axes (a
+    /// zero centre coordinate may differ in sign).
+    #[inline]
     pub(crate) fn from_extremes(lo: [Real; 3], hi: [Real; 3]) -> Aabb {
-        let (center, half) = store_extremes(&IDENTITY, lo, hi);
-        Aabb { center, half }
+        let center: [f32; 3] = std::array::from_fn(|k| ((lo[k] + hi[k]) * 0.5) as f32);
+        let c = center.map(Real::from);
+        let half: [Real; 3] = std::array::from_fn(|k| (hi[k] - c[k]).max(c[k] - lo[k]).max(0.0));
+        let reach = c[0].abs().max(c[1].abs()).max(c[2].abs());
+        let pad = 1e-6 * (half[0] + half[1] + half[2]) + 1e-12 * reach + Real::MIN_POSITIVE;
+        Aabb {
+            center,
+            half: half.map(|h| f32_up(h + pad)),
+        }
     }
 
     /// The half extents in single precision, as stored.
@@ -125,8 +134,13 @@ impl BoundingVolume for Aabb {
 
     #[inline(always)]
     fn place(q: &AabbQuery, b: &Aabb) -> PlacedAabb {
+        let center = if q.aligned {
+            v3(&b.center) + q.pos_ab
+        } else {
+            q.rot_ab * v3(&b.center) + q.pos_ab
+        };
         PlacedAabb {
-            center: q.rot_ab * v3(&b.center) + q.pos_ab,
+            center,
             half: b.half.map(|h| h as Real + q.margin),
         }
     }

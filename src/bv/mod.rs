@@ -211,15 +211,6 @@ pub(crate) fn store_box(
             hi[k] = hi[k].max(d);
         }
     }
-    store_extremes(axes, lo, hi)
-}
-
-/// [`store_box`] given the points' extremes `lo`, `hi` along each of `axes`.
-pub(crate) fn store_extremes(
-    axes: &[Vector; 3],
-    lo: [Real; 3],
-    hi: [Real; 3],
-) -> ([f32; 3], [f32; 3]) {
     let mid = Vector::new(
         (lo[0] + hi[0]) * 0.5,
         (lo[1] + hi[1]) * 0.5,

@@ -3,7 +3,7 @@
 //! project's design). The exit status is 0 whether or not the mesh passes through itself.
 
 use obbtree::prelude::*;
-use obbtree::query::{SelfIntersectionOptions, SelfIntersectionReport, self_intersections};
+use obbtree::query::{SelfIntersectionOptions, self_intersections};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -30,7 +30,8 @@ pub struct Args {
     /// Build the tree and walk it on this many threads (1: the calling thread only).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub threads: u64,
-    /// Run the self-test this many times on the one tree and report the median time.
+    /// Build the tree and run the self-test this many times; report the median times of each
+    /// (the first, with memory fresh from the system, is usually the slowest).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=100000))]
     pub reps: u64,
 }
@@ -54,33 +55,37 @@ type Failure = Box<dyn std::error::Error + Send + Sync>;
 
 fn run_with<B: BoundingVolume>(args: &Args, mesh: TriMesh) -> Result<(), Failure> {
     let parallel = args.threads > 1;
-    let t0 = Instant::now();
     let split = args.split.unwrap_or(if B::KIND == BvKind::Aabb {
         SplitRule::BoxMidpoint
     } else {
         SplitRule::default()
     });
-    let tree = Bvh::<B>::build(
-        mesh,
-        &BuildOptions {
-            split,
-            parallel,
-            ..BuildOptions::default()
-        },
-    );
-    let build_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let build = BuildOptions {
+        split,
+        parallel,
+        ..BuildOptions::default()
+    };
     let options = SelfIntersectionOptions {
         curves: args.curves,
         parallel,
         ..SelfIntersectionOptions::default()
     };
-    let mut times = Vec::with_capacity(args.reps as usize);
-    let mut report = SelfIntersectionReport::default();
+    let mesh = std::sync::Arc::new(mesh);
+    let (mut builds, mut times) = (Vec::new(), Vec::new());
+    let mut last = None;
     for _ in 0..args.reps {
+        // The previous tree goes first, as a program that rebuilds would free it.
+        drop(last.take());
         let start = Instant::now();
-        report = self_intersections(&tree, &options);
+        let tree = Bvh::<B>::build(mesh.clone(), &build);
+        builds.push(start.elapsed().as_secs_f64() * 1e3);
+        let start = Instant::now();
+        let report = self_intersections(&tree, &options);
         times.push(start.elapsed().as_secs_f64() * 1e6);
+        last = Some((tree, report));
     }
+    let (tree, report) = last.expect("at least one repetition");
+    let build_ms = obbtree::timing::median(&mut builds);
     let micros = obbtree::timing::median(&mut times);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if !args.json {

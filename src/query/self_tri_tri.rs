@@ -58,15 +58,34 @@ pub fn triangles_self_intersect(p: &[Point; 3], q: &[Point; 3]) -> bool {
 }
 
 /// One common position `s`: whether the faces of either triangle away from `s` meet the other.
+/// Where one triangle's other corners lie strictly on one side of the other's plane (which
+/// holds `s`), the first meets that plane in `s` alone: apart (the usual case, decided by two
+/// sides).
 fn beyond_point(p: &[Point; 3], q: &[Point; 3], s: &Point) -> bool {
-    let (plane_p, plane_q) = (plane(p), plane(q));
+    let (u, v) = opposite(p, s);
+    let plane_q = plane(q);
+    let side = |plane: &Plane, x: &Point, t: &[Point; 3]| {
+        plane.side(x, || orient3d(x, &t[0], &t[1], &t[2]))
+    };
+    if strictly_one_side(side(&plane_q, &u, q), side(&plane_q, &v, q)) {
+        return false;
+    }
+    let (x, y) = opposite(q, s);
+    let plane_p = plane(p);
+    if strictly_one_side(side(&plane_p, &x, p), side(&plane_p, &y, p)) {
+        return false;
+    }
     if plane_p.certainly_has_area() && plane_q.certainly_has_area() {
-        // Two triangles (the usual case): each one's edge opposite s against the other.
-        let (u, v) = opposite(p, s);
-        let (x, y) = opposite(q, s);
+        // Two triangles: each one's edge opposite s against the other.
         return edge_meets(&u, &v, q, &plane_q) || edge_meets(&x, &y, p, &plane_p);
     }
     far_meets(p, s, q) || far_meets(q, s, p)
+}
+
+/// Whether two exact sides are both strictly positive or both strictly negative.
+#[inline(always)]
+fn strictly_one_side(a: Real, b: Real) -> bool {
+    (a > 0.0 && b > 0.0) || (a < 0.0 && b < 0.0)
 }
 
 /// The plane of triangle `t`.
@@ -90,7 +109,7 @@ fn opposite(t: &[Point; 3], s: &Point) -> (Point, Point) {
 fn edge_meets(u: &Point, v: &Point, t: &[Point; 3], plane: &Plane) -> bool {
     let du = plane.side(u, || orient3d(u, &t[0], &t[1], &t[2]));
     let dv = plane.side(v, || orient3d(v, &t[0], &t[1], &t[2]));
-    if (du > 0.0 && dv > 0.0) || (du < 0.0 && dv < 0.0) {
+    if strictly_one_side(du, dv) {
         return false;
     }
     if du == 0.0 && dv == 0.0 {
@@ -135,11 +154,10 @@ fn far_meets(t: &[Point; 3], s: &Point, other: &[Point; 3]) -> bool {
 fn beyond_segment(p: &[Point; 3], q: &[Point; 3], a: &Point, b: &Point) -> bool {
     let third = |t: &[Point; 3]| *t.iter().find(|c| *c != a && *c != b).unwrap_or(a);
     let (r, s) = (third(p), third(q));
-    if plane(p).certainly_has_area() && plane(q).certainly_has_area() {
-        // Two triangles (the usual case): apart beyond a b unless coplanar.
-        if orient3d(a, b, &r, &s) != 0.0 {
-            return false;
-        }
+    // Not coplanar (then neither is degenerate): the planes meet in the line a b (the usual
+    // case).
+    if orient3d(a, b, &r, &s) != 0.0 {
+        return false;
     }
     match (exact_axis(p), exact_axis(q)) {
         // Both triangles: only coplanar and folded onto each other, the third corners strictly
