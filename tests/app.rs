@@ -1238,3 +1238,76 @@ fn side_by_side_measures_the_distance_with_every_tree_while_apart() {
         );
     }
 }
+
+/// The squeezed torus against itself: every frame the app's pairs are those of a fresh OBB tree
+/// of the frame's mesh (another tree type, built anew, against the app's refitted AABB tree),
+/// none at rest (time 0, the torus as modelled) and some while squeezed through itself; the
+/// curve holds each pair's piece (world frame) besides the contacts'.
+#[test]
+fn the_squeezed_torus_finds_its_self_intersection_every_frame() {
+    use obbtree::query::{SelfIntersectionOptions, self_intersections, triangle_intersection};
+    let mut app = app_with(SceneChoice::Wobble);
+    settle(&mut app);
+    pause(&mut app);
+    let fresh = |app: &App| {
+        let scene = app.world().resource::<CollisionScene>();
+        let deform = scene.deform.as_ref().unwrap();
+        assert_eq!(
+            scene.obj.mesh().vertices(),
+            wobble(&deform.rest, deform.time).as_slice()
+        );
+        let tree = Bvh::<Obb>::build(scene.obj.mesh().clone(), &BuildOptions::default());
+        self_intersections(&tree, &SelfIntersectionOptions::default()).pairs
+    };
+    let set_time = |app: &mut App, time: f64| {
+        let mut scene = app.world_mut().resource_mut::<CollisionScene>();
+        scene.deform.as_mut().unwrap().time = time;
+        app.update();
+    };
+    set_time(&mut app, 0.0);
+    let last = app.world().resource::<LastSelfIntersection>().clone();
+    assert!(last.ran);
+    assert_eq!(last.pairs, Vec::<(u32, u32)>::new());
+    assert_eq!(fresh(&app), last.pairs);
+    // Through the squeeze, frame by frame (the tree refitted each time).
+    let mut most = 0;
+    for k in 0..8 {
+        set_time(&mut app, 3.0 + 0.25 * k as f64);
+        let last = app.world().resource::<LastSelfIntersection>().clone();
+        assert_eq!(last.pairs, fresh(&app), "time {}", last.time);
+        assert_eq!(last.triangles, 20_000);
+        most = most.max(last.pairs.len());
+        // The pieces where the pairs cross, placed by the body's pose.
+        let scene = app.world().resource::<CollisionScene>();
+        let m = scene.obj.mesh();
+        let pieces: usize = last
+            .pairs
+            .iter()
+            .map(|&(a, b)| {
+                triangle_intersection(&m.triangle(a as usize), &m.triangle(b as usize))
+                    .edges()
+                    .len()
+            })
+            .sum();
+        assert_eq!(last.segments.len(), pieces);
+        let curves = app.world().resource::<ContactCurves>();
+        for s in &last.segments {
+            assert!(curves.segments.contains(s));
+        }
+        if let Some(&(a, b)) = last.pairs.first() {
+            let piece = triangle_intersection(&m.triangle(a as usize), &m.triangle(b as usize));
+            let first = piece.edges()[0];
+            assert_eq!(
+                last.segments[0],
+                (scene.obj.pose * first.0, scene.obj.pose * first.1)
+            );
+        }
+    }
+    assert!(most > 0, "the squeeze must pass the torus through itself");
+    // Switched off: nothing is computed.
+    app.world_mut()
+        .resource_mut::<SelfIntersectionSettings>()
+        .show = false;
+    app.update();
+    assert!(!app.world().resource::<LastSelfIntersection>().ran);
+}

@@ -398,7 +398,10 @@ fn self_intersection_lines_match_the_library() {
                 assert_eq!(corners.len(), truth.points().len());
                 for (c, t) in corners.iter().zip(truth.points()) {
                     for k in 0..3 {
-                        assert!((c[k] - t[k]).abs() <= 4.0 * f64::EPSILON * t[k].abs(), "{c:?} {t:?}");
+                        assert!(
+                            (c[k] - t[k]).abs() <= 4.0 * f64::EPSILON * t[k].abs(),
+                            "{c:?} {t:?}"
+                        );
                     }
                 }
             }
@@ -414,7 +417,13 @@ fn self_intersection_lines_match_the_library() {
     assert_eq!(out.lines().count(), 1);
     // The table form ends with the summary line.
     let table = run(&["self-intersections", f]);
-    assert!(table.lines().last().unwrap().starts_with("summary: 534 intersecting pairs"));
+    assert!(
+        table
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("summary: 534 intersecting pairs")
+    );
     // A broken OBJ: exit status 1 and the line named.
     let broken = temp_file("broken.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 x\n");
     let bad = Command::new(env!("CARGO_BIN_EXE_obbtree"))

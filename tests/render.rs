@@ -54,17 +54,16 @@ fn start_step(id: SceneId) -> usize {
 }
 
 fn render(id: SceneId, step: usize, out: &Path, extra: &[&str]) -> String {
+    render_scene(id.name(), step, out, extra)
+}
+
+/// [`render`] of the scene named `name` (the paper's, or `wobble`).
+fn render_scene(name: &str, step: usize, out: &Path, extra: &[&str]) -> String {
     let exe = env!("CARGO_BIN_EXE_obbtree");
     let output = Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1280x720x24"])
         .arg(exe)
-        .args([
-            "view",
-            "--scene",
-            id.name(),
-            "--frames",
-            &FRAMES.to_string(),
-        ])
+        .args(["view", "--scene", name, "--frames", &FRAMES.to_string()])
         .args(["--step", &step.to_string()])
         .arg("--screenshot")
         .arg(out)
@@ -75,7 +74,7 @@ fn render(id: SceneId, step: usize, out: &Path, extra: &[&str]) -> String {
     let stdout = String::from_utf8_lossy(&output.stdout).to_string();
     assert!(
         output.status.success(),
-        "obbtree view failed for {id}: {}\n{}",
+        "obbtree view failed for {name}: {}\n{}",
         stdout,
         String::from_utf8_lossy(&output.stderr)
     );
@@ -362,5 +361,64 @@ fn every_scene_renders_with_highlights_and_panel() {
         println!("{stdout}");
         check_proximity(id, &png, &stdout, tolerance);
     }
+    // The wobbling torus squeezed through itself (its clock at 4 s, the deepest squeeze).
+    let png = dir.join("wobble-240.png");
+    let stdout = render_scene("wobble", 240 - FRAMES, &png, &[]);
+    println!("{stdout}");
+    check_self_intersection(&png, &stdout);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The squeezed torus: the self-intersecting pairs the app reports are the library's for the
+/// mesh at the reported clock (an OBB tree built anew, against the app's refitted AABB tree),
+/// and the pieces where they cross, placed by the path's pose and projected through the app's
+/// camera, have the curve's colour.
+fn check_self_intersection(png: &Path, stdout: &str) {
+    use obbtree::query::{SelfIntersectionOptions, self_intersections};
+    let img = image::open(png).expect("a PNG").to_rgb8();
+    check_layout(SceneId::Torus, &img);
+    let step = numbers_after(stdout, "step")[0] as usize;
+    let shown = numbers_after(stdout, "pairs");
+    let time = numbers_after(stdout, "time");
+    assert_eq!((shown.len(), time.len()), (1, 1), "{stdout}");
+    let scene = scenes::load_scene(&assets(), SceneId::Torus).unwrap();
+    let rest = scene.object.vertices();
+    let mesh = obbtree::mesh::TriMesh::new(
+        obbtree::app::wobble(rest, time[0]),
+        scene.object.triangles().to_vec(),
+        "squeezed torus",
+    )
+    .unwrap();
+    let tree = ObbTree::build(mesh, &BuildOptions::default());
+    let options = SelfIntersectionOptions {
+        curves: true,
+        ..SelfIntersectionOptions::default()
+    };
+    let report = self_intersections(&tree, &options);
+    assert_eq!(shown[0] as usize, report.pairs.len(), "{stdout}");
+    assert!(
+        !report.pairs.is_empty(),
+        "the shot must show the torus through itself"
+    );
+    let camera = Camera::parse(stdout).unwrap_or_else(|| panic!("no camera in {stdout}"));
+    let pose = scene.path[step].pose_ab;
+    let (mut visible, mut found) = (0, 0);
+    for piece in &report.curves {
+        let points: Vec<Point> = match piece {
+            Intersection::Segment(a, b) => vec![nalgebra::center(a, b)],
+            other => other.points(),
+        };
+        for p in points {
+            let Some(at) = camera.project(&(pose * p)) else {
+                continue;
+            };
+            visible += 1;
+            found += usize::from(near(&img, at, 4, is_curve));
+        }
+    }
+    assert!(visible > 0, "no self-intersection piece in the view");
+    assert!(
+        found * 10 >= visible * 8,
+        "the curve's colour is at only {found} of {visible} projected self-intersection pieces"
+    );
 }

@@ -4,9 +4,10 @@
 //!
 //! The printed line (one line on stdout) is what the render test reads:
 //! `screenshot PATH: step S contacts K[; distance D segment ax ay az bx by bz][; within T pairs
-//! P]; N frames; …; camera x y z qx qy qz qw fov F viewport X Y W H` — the path step and contact
-//! count of the captured frame, its distance and closest points (world frame) while apart, its
-//! pairs within the tolerance when lit, then the camera's world transform,
+//! P][; self-intersecting pairs Q at time T]; N frames; …; camera x y z qx qy qz qw fov F viewport X Y W
+//! H` — the path step and contact count of the captured frame, its distance and closest points
+//! (world frame) while apart, its pairs within the tolerance when lit, a deforming object's
+//! self-intersecting pairs and its clock (seconds), then the camera's world transform,
 //! its vertical field of view (radians) and its viewport (physical pixels), so a test can
 //! project the library's contacts onto the image.
 
@@ -18,6 +19,7 @@ use super::motion::Playback;
 use super::proximity::{LastProximity, ProximitySettings};
 use super::query::LastQuery;
 use super::scene::CollisionScene;
+use super::self_intersection::LastSelfIntersection;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy::render::render_resource::PipelineCache;
@@ -106,7 +108,12 @@ fn drive_capture(
     scene: Option<Res<CollisionScene>>,
     timings: Res<Timings>,
     mut playback: ResMut<Playback>,
-    (last, near, settings): (Res<LastQuery>, Res<LastProximity>, Res<ProximitySettings>),
+    (last, near, settings, own): (
+        Res<LastQuery>,
+        Res<LastProximity>,
+        Res<ProximitySettings>,
+        Res<LastSelfIntersection>,
+    ),
     comparison: Res<Comparison>,
     camera: Query<(&Transform, &Camera, &Projection), With<super::camera::ViewCamera>>,
     ready: Res<PipelinesReady>,
@@ -130,7 +137,7 @@ fn drive_capture(
             &mut capture,
             &mut playback,
             ready.0,
-            (&last, &near, &settings),
+            (&last, &near, &settings, &own),
             &camera,
         );
         return;
@@ -152,7 +159,12 @@ fn count_frame(
     capture: &mut ResMut<Capture>,
     playback: &mut ResMut<Playback>,
     ready: bool,
-    (last, near, settings): (&LastQuery, &LastProximity, &ProximitySettings),
+    (last, near, settings, own): (
+        &LastQuery,
+        &LastProximity,
+        &ProximitySettings,
+        &LastSelfIntersection,
+    ),
     camera: &Query<(&Transform, &Camera, &Projection), With<super::camera::ViewCamera>>,
 ) {
     capture.rendered += 1;
@@ -200,6 +212,13 @@ fn count_frame(
         if settings.pairs {
             shown += &format!("; within {} pairs {}", settings.tolerance, near.pairs.len());
         }
+        if own.ran {
+            shown += &format!(
+                "; self-intersecting pairs {} at time {}",
+                own.pairs.len(),
+                own.time
+            );
+        }
         if let Some((t, cam, projection)) = camera.iter().next() {
             shown += &format!("; {}", describe_camera(t, cam, projection));
         }
@@ -213,6 +232,7 @@ fn print_capture(capture: &Capture, timings: &Timings, comparison: &Comparison) 
     let (c50, c95) = timings.percentiles(FrameSample::contact_cpu_us);
     let (e50, e95) = timings.percentiles(|s| s.us(Stage::Engine));
     let (d50, d95) = timings.percentiles_where(|s| s.distance_us);
+    let (s50, s95) = timings.percentiles(|s| s.us(Stage::SelfIntersection));
     let (f50, f95) = timings.percentiles(|s| s.frame_ms);
     let (shown, camera) = capture
         .shown
@@ -220,7 +240,7 @@ fn print_capture(capture: &Capture, timings: &Timings, comparison: &Comparison) 
         .map_or((capture.shown.as_str(), ""), |(a, b)| (a, b));
     let side = side_by_side(comparison);
     println!(
-        "screenshot {}: {shown}; {side}{} frames; query median {q50:.1} µs p95 {q95:.1} µs; distance median {d50:.1} µs p95 {d95:.1} µs; query+highlight+curves+overlay median {c50:.1} µs p95 {c95:.1} µs; engine median {e50:.1} µs p95 {e95:.1} µs; frame median {f50:.2} ms p95 {f95:.2} ms ({:.1} FPS); camera{camera}",
+        "screenshot {}: {shown}; {side}{} frames; query median {q50:.1} µs p95 {q95:.1} µs; distance median {d50:.1} µs p95 {d95:.1} µs; self-intersection median {s50:.1} µs p95 {s95:.1} µs; query+highlight+curves+overlay median {c50:.1} µs p95 {c95:.1} µs; engine median {e50:.1} µs p95 {e95:.1} µs; frame median {f50:.2} ms p95 {f95:.2} ms ({:.1} FPS); camera{camera}",
         capture.path.display(),
         capture.rendered,
         1000.0 / f50.max(1e-3)

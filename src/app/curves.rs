@@ -1,4 +1,5 @@
-//! The intersection curve: for every contacting triangle pair of the frame's query, the exact
+//! The intersection curve: for every contacting triangle pair of the frame's query (and every
+//! self-intersecting pair of a deforming object, [`super::self_intersection`]), the exact
 //! piece where the two triangles cross ([`crate::query::triangle_intersection`]: a segment, a
 //! point, or a polygon for coplanar pairs), in the world frame; drawn as thick lines over
 //! everything, as three-mesh-bvh's edge-intersection demo draws them, so contacts inside other
@@ -11,6 +12,7 @@
 use super::metrics::{FrameWork, Stage};
 use super::query::LastQuery;
 use super::scene::{CollisionScene, FrameSet};
+use super::self_intersection::LastSelfIntersection;
 use crate::math::{Point, transform_point};
 use crate::query::{Intersection, triangle_intersection};
 use bevy::camera::visibility::RenderLayers;
@@ -28,6 +30,10 @@ pub const CURVE_WIDTH: f32 = 5.0;
 
 /// Pieces shorter than this on screen, pixels, get a ring around them so they can be found.
 pub const MARK_BELOW_PX: f32 = 10.0;
+
+/// Above this many pieces the curve is its own mark: no rings (a self-intersection's thousands
+/// of short pieces would vanish under theirs).
+pub const MARK_AT_MOST: usize = 400;
 
 /// What the curves show.
 #[derive(Resource, Clone, Copy, Debug, PartialEq)]
@@ -143,6 +149,7 @@ fn compute_curves(
     scene: Res<CollisionScene>,
     settings: Res<CurveSettings>,
     last: Res<LastQuery>,
+    own: Res<LastSelfIntersection>,
     mut out: ResMut<ContactCurves>,
     mut work: ResMut<FrameWork>,
 ) {
@@ -183,6 +190,9 @@ fn compute_curves(
             }
         }
     }
+    // The object's self-intersection, already in the world frame.
+    out.segments.extend_from_slice(&own.segments);
+    out.points.extend_from_slice(&own.points);
     work.add(Stage::Curves, t);
 }
 
@@ -250,7 +260,7 @@ fn draw_curves(
         if px >= 1.0 {
             gizmos.line(a, b, CURVE);
         }
-        if px < MARK_BELOW_PX {
+        if px < MARK_BELOW_PX && curves.segments.len() <= MARK_AT_MOST {
             ring(&mut gizmos, (a + b) * 0.5);
         }
     }

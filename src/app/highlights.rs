@@ -1,5 +1,6 @@
-//! The contact highlights: the contacting triangles of each body filled in red, and the
-//! triangles within the proximity tolerance (not in contact) in blue. Each is a mesh per body
+//! The contact highlights: the contacting triangles of each body filled in red, the
+//! triangles within the proximity tolerance (not in contact) in blue, and the deforming
+//! object's self-intersecting triangles in magenta. Each is a mesh per body
 //! that follows the body's pose and is replaced (a new mesh asset, not one edited in place: see
 //! [`super::scene_view::replace_mesh`]) when the set of triangles (or the body's shape)
 //! changes. Presentation only.
@@ -9,6 +10,7 @@ use super::proximity::{LastProximity, TOLERANCE};
 use super::query::LastQuery;
 use super::scene::{BodyId, CollisionScene, FrameSet};
 use super::scene_view::{body_transform, flat_mesh, replace_mesh};
+use super::self_intersection::{LastSelfIntersection, SELF_INTERSECTING};
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
@@ -36,6 +38,8 @@ enum Lit {
     Contacts,
     /// The triangles of the pairs within the tolerance, less the contacting ones.
     Tolerance,
+    /// The object's triangles that intersect others of its own (drawn over the others).
+    SelfIntersecting,
 }
 
 /// A body's highlight mesh.
@@ -84,7 +88,11 @@ fn spawn_highlights(
     for e in &old {
         commands.entity(e).despawn();
     }
-    for (lit, colour) in [(Lit::Contacts, HIGHLIGHT), (Lit::Tolerance, TOLERANCE)] {
+    for (lit, colour) in [
+        (Lit::Contacts, HIGHLIGHT),
+        (Lit::Tolerance, TOLERANCE),
+        (Lit::SelfIntersecting, SELF_INTERSECTING),
+    ] {
         let material = materials.add(StandardMaterial {
             base_color: colour,
             unlit: true,
@@ -94,8 +102,17 @@ fn spawn_highlights(
             ..default()
         });
         for id in [BodyId::Environment, BodyId::Object] {
+            if lit == Lit::SelfIntersecting && id == BodyId::Environment {
+                continue;
+            }
             let body = scene.body(id);
-            let lift = body.radius() as f32 * 2e-4;
+            // Self-intersecting triangles lie over the contacts' fill where both apply.
+            let lift = body.radius() as f32
+                * if lit == Lit::SelfIntersecting {
+                    4e-4
+                } else {
+                    2e-4
+                };
             let handle = meshes.add(flat_mesh(body.mesh(), std::iter::empty(), lift, None));
             commands.spawn((
                 HighlightMesh {
@@ -117,6 +134,7 @@ fn update_highlights(
     scene: Res<CollisionScene>,
     last: Res<LastQuery>,
     proximity: Res<LastProximity>,
+    own: Res<LastSelfIntersection>,
     settings: Res<HighlightSettings>,
     mut highlights: Query<(&mut HighlightMesh, &mut Transform, &mut Mesh3d)>,
     mut meshes: ResMut<Assets<Mesh>>,
@@ -142,6 +160,11 @@ fn update_highlights(
                 near.dedup();
                 near.retain(|t| tris.binary_search(t).is_err());
                 tris = near;
+            }
+            Lit::SelfIntersecting => {
+                tris = own.pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+                tris.sort_unstable();
+                tris.dedup();
             }
         }
         let version = body.trees.vertex_version;

@@ -31,11 +31,13 @@ pub enum Stage {
     Costs,
     /// The distance (while apart) and the pairs within the tolerance.
     Proximity,
+    /// The deforming object's own tree refitted and walked against itself.
+    SelfIntersection,
 }
 
 impl Stage {
     /// Number of stages.
-    pub const COUNT: usize = 9;
+    pub const COUNT: usize = 10;
 }
 
 /// What the dynamics engine did this frame.

@@ -10,7 +10,8 @@
 //! [`LoadingPlugin`] (scenes and tree rebuilds off the main thread), [`MotionPlugin`] (path,
 //! drags, deformation), [`SimulatePlugin`] (the dynamics engine), [`QueryPlugin`] (the
 //! per-frame query and C_v, C_p), [`ProximityPlugin`] (distance while apart, pairs within a
-//! tolerance), [`ComparePlugin`] (the three trees side by side),
+//! tolerance), [`SelfIntersectionPlugin`] (the deforming object against itself),
+//! [`ComparePlugin`] (the three trees side by side),
 //! [`CurvesPlugin`] and [`OverlayPlugin`] (what to draw, computed; drawn when presenting),
 //! [`MetricsPlugin`] (every timing). The *presentation* adds [`SceneViewPlugin`] (body meshes),
 //! [`HighlightPlugin`], [`CameraPlugin`], [`InputPlugin`], [`UiPlugin`] and, for
@@ -47,6 +48,7 @@ mod proximity;
 mod query;
 mod scene;
 mod scene_view;
+mod self_intersection;
 mod simulate;
 mod ui;
 #[cfg(target_arch = "wasm32")]
@@ -82,6 +84,9 @@ pub use scene::{
     Trees, dispatch,
 };
 pub use scene_view::SceneViewPlugin;
+pub use self_intersection::{
+    LastSelfIntersection, SELF_INTERSECTING, SelfIntersectionPlugin, SelfIntersectionSettings,
+};
 pub use simulate::{MAX_STEPS_PER_FRAME, SimStart, SimulatePlugin, Simulator, THROW_WINDOW};
 pub use ui::UiPlugin;
 #[cfg(target_arch = "wasm32")]
@@ -138,6 +143,7 @@ impl Plugin for LogicPlugins {
             CurvesPlugin { draw: self.draw },
             OverlayPlugin { draw: self.draw },
             ProximityPlugin { draw: self.draw },
+            SelfIntersectionPlugin,
         ));
     }
 }

@@ -32,7 +32,8 @@ pub struct Playback {
     pub speed: f32,
     /// How the object moves.
     pub mode: MotionMode,
-    /// Step the next loaded scene starts at (`obbtree view --step`); used once.
+    /// Step the next loaded scene starts at (`obbtree view --step`; a deforming scene's clock
+    /// starts at this step of 60 a second); used once.
     pub start_step: usize,
     /// Whether the next loaded scene starts paused (the web page's `play=0`); used once.
     pub start_paused: bool,
@@ -163,7 +164,8 @@ fn advance_playback(
     mut scene: ResMut<CollisionScene>,
 ) {
     if playback.seen_generation != scene.generation {
-        let step = playback.start_step.min(scene.path.len().saturating_sub(1));
+        let start = playback.start_step;
+        let step = start.min(scene.path.len().saturating_sub(1));
         let keep = Playback {
             seen_generation: scene.generation,
             speed: playback.speed,
@@ -178,6 +180,10 @@ fn advance_playback(
             ..Playback::default()
         };
         *playback = keep;
+        // A deforming scene's clock starts at the start step's time (60 steps a second).
+        if let Some(d) = scene.deform.as_mut() {
+            d.time = start as f64 / 60.0;
+        }
     }
     let n = scene.path.len();
     let mut moved = false;
@@ -249,8 +255,20 @@ fn apply_drags(
     }
 }
 
-/// The wobble: every vertex moves along the torus tube's radial direction by a travelling wave.
+/// Seconds of one squeeze of the wobbling torus ([`wobble`]).
+pub const SQUEEZE_PERIOD: f64 = 8.0;
+
+/// How far the squeeze pushes the torus's two sides towards its axis at its deepest (model
+/// units): past the hole's radius (about 2.1), so the sides pass through each other.
+pub const SQUEEZE_DEPTH: f64 = 2.5;
+
+/// The wobble at `time` seconds: every vertex moves along the torus tube's radial direction by
+/// a travelling wave, and the ring is squeezed along x (`x ← x − d·tanh x`, `d` rising from 0 to
+/// [`SQUEEZE_DEPTH`] and back every [`SQUEEZE_PERIOD`]), so that for about a third of each
+/// period its two sides pass through each other: the self-intersection to find.
 pub fn wobble(rest: &[Point], time: f64) -> Vec<Point> {
+    let phase = std::f64::consts::TAU * time / SQUEEZE_PERIOD;
+    let depth = SQUEEZE_DEPTH * (0.5 - 0.5 * phase.cos());
     rest.iter()
         .map(|p| {
             let radial = Vector::new(p.x, 0.0, p.z);
@@ -264,7 +282,9 @@ pub fn wobble(rest: &[Point], time: f64) -> Vec<Point> {
             let theta = p.z.atan2(p.x);
             let amp =
                 0.12 * (3.0 * theta - 4.0 * time).sin() + 0.05 * (7.0 * theta + 6.0 * time).sin();
-            p + out * amp
+            let mut q = p + out * amp;
+            q.x -= depth * q.x.tanh();
+            q
         })
         .collect()
 }

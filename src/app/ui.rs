@@ -1,7 +1,7 @@
 //! The egui side panel and the help window.
 //!
 //! The panel is a scroll area of collapsible sections — Scene, Motion, Query, Proximity,
-//! Drawing, Metrics, Hierarchies — one function each, with a footer naming the help key. After
+//! Self-intersection (a deforming object), Drawing, Metrics, Hierarchies — one function each, with a footer naming the help key. After
 //! drawing it the panel tells the input plugin whether the pointer or keyboard belong to the UI
 //! ([`PointerCapture`]) and the camera how much of the window it covers ([`ViewportInset`]).
 
@@ -17,6 +17,7 @@ use super::overlay::{OverlayBoxes, OverlaySettings};
 use super::proximity::{LastProximity, ProximitySettings};
 use super::query::{LastQuery, QuerySettings, SeparationCache};
 use super::scene::{BodyId, CollisionScene, KINDS};
+use super::self_intersection::{LastSelfIntersection, SelfIntersectionSettings};
 use super::simulate::Simulator;
 use crate::bv::BvKind;
 use crate::bvh::SplitRule;
@@ -100,6 +101,8 @@ struct Panel<'w> {
     separation: Res<'w, SeparationCache>,
     proximity: ResMut<'w, ProximitySettings>,
     near: Res<'w, LastProximity>,
+    self_settings: ResMut<'w, SelfIntersectionSettings>,
+    self_last: Res<'w, LastSelfIntersection>,
     compare: ResMut<'w, CompareSettings>,
     comparison: Res<'w, Comparison>,
     highlight: ResMut<'w, HighlightSettings>,
@@ -152,6 +155,11 @@ fn side_panel(
                     section(ui, "Proximity", true, |ui| {
                         proximity_section(ui, &mut panel)
                     });
+                    if panel.scene.as_ref().is_some_and(|s| s.deform.is_some()) {
+                        section(ui, "Self-intersection", true, |ui| {
+                            self_intersection_section(ui, &mut panel)
+                        });
+                    }
                     section(ui, "Drawing", false, |ui| drawing_section(ui, &mut panel));
                     section(ui, "Metrics", true, |ui| metrics_section(ui, &mut panel));
                     section(ui, "Hierarchies", false, |ui| {
@@ -406,6 +414,31 @@ fn length(x: f64) -> String {
         format!("{x:.3e}")
     } else {
         format!("{x:.6}")
+    }
+}
+
+/// The deforming object against itself: its refitted AABB tree's self-test, every frame.
+fn self_intersection_section(ui: &mut egui::Ui, p: &mut Panel) {
+    ui.checkbox(
+        &mut p.self_settings.show,
+        "Self-intersecting triangles (magenta) and their curve",
+    )
+    .on_hover_text(
+        "The object's own AABB tree, refitted to this frame's vertices (van den Bergen 1998, \
+         §4), walked against itself; triangles count where they meet beyond the corners they \
+         share (decided exactly)",
+    );
+    let own = &p.self_last;
+    if p.self_settings.show && own.ran {
+        ui.small(format!(
+            "{} intersecting pairs of {} triangles",
+            own.pairs.len(),
+            own.triangles
+        ));
+        ui.small(format!(
+            "refit {:.0} µs · self-test {:.0} µs; N_v {}, N_p {}",
+            own.refit_micros, own.micros, own.tests.0, own.tests.1
+        ));
     }
 }
 

@@ -14,6 +14,7 @@ use super::overlay::{OverlayBoxes, OverlaySettings};
 use super::proximity::{LastProximity, ProximitySettings};
 use super::query::LastQuery;
 use super::scene::CollisionScene;
+use super::self_intersection::LastSelfIntersection;
 use bevy::prelude::*;
 
 /// The page's side of the app: the title line and the file picker's files.
@@ -33,10 +34,12 @@ type Views<'w> = (
     Res<'w, Comparison>,
     Res<'w, LastProximity>,
     Res<'w, ProximitySettings>,
+    Res<'w, LastSelfIntersection>,
 );
 
 /// Writes what the frame shows into the page's title every 10 frames: the scene, `step S
-/// contacts K` of the last query, `distance D` while apart, `within T pairs P` when lit, the number of frames, the query's and the frame's medians,
+/// contacts K` of the last query, `distance D` while apart, `within T pairs P` when lit,
+/// `self-intersecting pairs Q` for a deforming object, the number of frames, the query's and the frame's medians,
 /// the moving object's position (`object at X Y Z`, world frame), the pointer (window pixels,
 /// and whether it is over the panel or the 3D view), the camera (as `obbtree view
 /// --screenshot` prints it), and when shown the hierarchy level drawn (`hierarchy obb object
@@ -55,7 +58,7 @@ fn title_line(
     capture: Res<super::input::PointerCapture>,
     views: Views,
 ) {
-    let (overlay, boxes, compare, comparison, near, settings) = views;
+    let (overlay, boxes, compare, comparison, near, settings, own) = views;
     *frames += 1;
     if !(*frames).is_multiple_of(10) {
         return;
@@ -81,6 +84,9 @@ fn title_line(
             }
             if settings.pairs {
                 line += &format!("; within {} pairs {}", settings.tolerance, near.pairs.len());
+            }
+            if own.ran {
+                line += &format!("; self-intersecting pairs {}", own.pairs.len());
             }
             let at = scene.obj.pose.translation.vector;
             line += &format!("; object at {:.3} {:.3} {:.3}", at.x, at.y, at.z);
