@@ -172,7 +172,11 @@ impl BoundingVolume for Aabb {
     }
 
     fn refit_leaf(_old: &Aabb, triangle: &[Point; 3]) -> Aabb {
-        Aabb::from_points(triangle.iter().copied())
+        let [a, b, c] = triangle;
+        Aabb::from_extremes(
+            std::array::from_fn(|k| a[k].min(b[k]).min(c[k])),
+            std::array::from_fn(|k| a[k].max(b[k]).max(c[k])),
+        )
     }
 
     fn refit_parent(_old: &Aabb, left: &Aabb, right: &Aabb) -> Aabb {
