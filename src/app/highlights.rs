@@ -133,8 +133,7 @@ fn spawn_highlights(
 fn update_highlights(
     scene: Res<CollisionScene>,
     last: Res<LastQuery>,
-    proximity: Res<LastProximity>,
-    own: Res<LastSelfIntersection>,
+    (proximity, own): (Res<LastProximity>, Res<LastSelfIntersection>),
     settings: Res<HighlightSettings>,
     mut highlights: Query<(&mut HighlightMesh, &mut Transform, &mut Mesh3d)>,
     mut meshes: ResMut<Assets<Mesh>>,
