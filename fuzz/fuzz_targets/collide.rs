@@ -12,7 +12,10 @@
 //!   corners with different rounding and may disagree on a touching pair, as brute force does;
 //! * first contact, both ways round: a contact iff brute force has one, and one of them;
 //! * the distance equals the least over every pair of `triangle_distance` (B placed as the query
-//!   places it), and the pairs within 1.5 times it (and 0.1 more) are brute force's.
+//!   places it), and the pairs within 1.5 times it (and 0.1 more) are brute force's;
+//! * each soup's self-intersections (the pool of vertices makes shared corners, by index and by
+//!   position, common) equal `self_brute_force`'s, on the soup's tree and, for AABB trees, on
+//!   van den Bergen's.
 #![no_main]
 
 use arbitrary::{Result, Unstructured};
@@ -24,8 +27,8 @@ use obbtree::math::{
 };
 use obbtree::mesh::TriMesh;
 use obbtree::query::{
-    DistanceOptions, QueryOptions, brute_force_posed, collide, distance, triangle_distance,
-    within_pairs,
+    DistanceOptions, QueryOptions, SelfIntersectionOptions, brute_force_posed, collide, distance,
+    self_brute_force, self_intersections, triangle_distance, within_pairs,
 };
 
 fuzz_target!(|bytes: &[u8]| {
@@ -66,6 +69,14 @@ fn check<B: BoundingVolume>((a, b, pose_a, pose_b): Case, exact: bool) {
         assert_eq!(swapped, ab, "collide(B, A) is not collide(A, B) swapped");
     }
     check_proximity((&a, &b, &pose_a, &pose_b), (&tree_a, &tree_b));
+    for (mesh, tree) in [(&a, &tree_a), (&b, &tree_b)] {
+        let truth = self_brute_force(mesh);
+        let own = self_intersections(tree, &SelfIntersectionOptions::default()).pairs;
+        assert_eq!(own, truth, "self-intersections against brute force");
+        let midpoint = Bvh::<Aabb>::build(mesh.clone(), &BuildOptions::van_den_bergen());
+        let own = self_intersections(&midpoint, &SelfIntersectionOptions::default()).pairs;
+        assert_eq!(own, truth, "self-intersections (van den Bergen's tree) against brute force");
+    }
     let first = QueryOptions::first_contact();
     for (report, truth) in [
         (collide(&tree_a, &pose_a, &tree_b, &pose_b, &first), &truth),
