@@ -153,7 +153,11 @@ fn nodal_sheet(cols: usize, rows: usize, s: f64, at: Vector) -> TriMesh {
 
 /// The triangles of a (cols + 1) × (rows + 1) vertex grid, two per quad.
 fn grid_triangles(v: Vec<Point>, cols: usize, rows: usize) -> TriMesh {
-    let at = |i: usize, j: usize| (i * (rows + 1) + j) as u32;
+    mesh(v, quads(cols, rows, |i, j| (i * (rows + 1) + j) as u32))
+}
+
+/// Two triangles per quad of a cols × rows grid whose corner (i, j) is vertex `at(i, j)`.
+fn quads(cols: usize, rows: usize, at: impl Fn(usize, usize) -> u32) -> Vec<[u32; 3]> {
     let mut t = Vec::new();
     for i in 0..cols {
         for j in 0..rows {
@@ -161,7 +165,7 @@ fn grid_triangles(v: Vec<Point>, cols: usize, rows: usize) -> TriMesh {
             t.push([at(i, j), at(i + 1, j + 1), at(i, j + 1)]);
         }
     }
-    mesh(v, t)
+    t
 }
 
 /// A spindle torus (tube radius 1.4 about a circle of radius 1): its inner parts pass through
@@ -177,15 +181,7 @@ fn spindle_torus(m: usize, n: usize) -> TriMesh {
             v.push(p(r * u.cos(), r * u.sin(), small * w.sin()));
         }
     }
-    let at = |i: usize, j: usize| ((i % m) * n + j % n) as u32;
-    let mut t = Vec::new();
-    for i in 0..m {
-        for j in 0..n {
-            t.push([at(i, j), at(i + 1, j), at(i + 1, j + 1)]);
-            t.push([at(i, j), at(i + 1, j + 1), at(i, j + 1)]);
-        }
-    }
-    mesh(v, t)
+    mesh(v, quads(m, n, |i, j| ((i % m) * n + j % n) as u32))
 }
 
 /// The bent sheet crosses itself where t = ±1: the answer is exactly the pairs of the two

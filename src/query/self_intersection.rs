@@ -60,7 +60,8 @@ impl SelfIntersectionReport {
 /// between sibling subtrees, which meet every pair of neighbouring triangles.
 ///
 /// # Examples
-/// A sheet of two triangles, the second folded back through the first:
+/// Three triangles: the second passes through the first, and so does the third, which shares a
+/// corner with the first and an edge with the second (that pair meets only along it):
 /// ```
 /// use obbtree::prelude::*;
 /// use obbtree::query::{SelfIntersectionOptions, self_intersections};

@@ -163,9 +163,6 @@ fn beyond_segment(p: &[Point; 3], q: &[Point; 3], a: &Point, b: &Point) -> bool 
         // Both triangles: only coplanar and folded onto each other, the third corners strictly
         // on one side of a b in their common plane (projected one-to-one onto `ax`).
         (Some(ax), Some(_)) => {
-            if orient3d(a, b, &r, &s) != 0.0 {
-                return false;
-            }
             let pr = |x: &Point| [x[ax.0], x[ax.1]];
             let side_r = orient2d(&pr(a), &pr(b), &pr(&r));
             let side_s = orient2d(&pr(a), &pr(b), &pr(&s));
