@@ -1240,7 +1240,8 @@ fn side_by_side_measures_the_distance_with_every_tree_while_apart() {
 }
 
 /// The squeezed torus against itself: every frame the app's pairs are those of a fresh OBB tree
-/// of the frame's mesh (another tree type, built anew, against the app's refitted AABB tree),
+/// of the frame's mesh (another tree type, built anew, against the scene's refitted AABB tree,
+/// also while the query uses OBB trees),
 /// none at rest (time 0, the torus as modelled) and some while squeezed through itself; the
 /// curve holds each pair's piece (world frame) besides the contacts'.
 #[test]
@@ -1304,6 +1305,16 @@ fn the_squeezed_torus_finds_its_self_intersection_every_frame() {
         }
     }
     assert!(most > 0, "the squeeze must pass the torus through itself");
+    // With OBB trees for the query, the deformation still refits the AABB tree the self-test
+    // walks (both are declared in use).
+    app.world_mut().resource_mut::<QuerySettings>().bv = BvKind::Obb;
+    set_time(&mut app, 4.0);
+    let scene = app.world().resource::<CollisionScene>();
+    assert!(scene.obj.trees.is_current(BvKind::Obb) && scene.obj.trees.is_current(BvKind::Aabb));
+    let last = app.world().resource::<LastSelfIntersection>().clone();
+    assert!(last.ran);
+    assert_eq!(last.pairs, fresh(&app));
+    assert!(!last.pairs.is_empty());
     // Switched off: nothing is computed.
     app.world_mut()
         .resource_mut::<SelfIntersectionSettings>()

@@ -233,6 +233,7 @@ fn print_capture(capture: &Capture, timings: &Timings, comparison: &Comparison) 
     let (e50, e95) = timings.percentiles(|s| s.us(Stage::Engine));
     let (d50, d95) = timings.percentiles_where(|s| s.distance_us);
     let (s50, s95) = timings.percentiles(|s| s.us(Stage::SelfIntersection));
+    let (r50, r95) = timings.percentiles(|s| s.us(Stage::Refit));
     let (f50, f95) = timings.percentiles(|s| s.frame_ms);
     let (shown, camera) = capture
         .shown
@@ -240,7 +241,7 @@ fn print_capture(capture: &Capture, timings: &Timings, comparison: &Comparison) 
         .map_or((capture.shown.as_str(), ""), |(a, b)| (a, b));
     let side = side_by_side(comparison);
     println!(
-        "screenshot {}: {shown}; {side}{} frames; query median {q50:.1} µs p95 {q95:.1} µs; distance median {d50:.1} µs p95 {d95:.1} µs; self-intersection median {s50:.1} µs p95 {s95:.1} µs; query+highlight+curves+overlay median {c50:.1} µs p95 {c95:.1} µs; engine median {e50:.1} µs p95 {e95:.1} µs; frame median {f50:.2} ms p95 {f95:.2} ms ({:.1} FPS); camera{camera}",
+        "screenshot {}: {shown}; {side}{} frames; query median {q50:.1} µs p95 {q95:.1} µs; distance median {d50:.1} µs p95 {d95:.1} µs; refit median {r50:.1} µs p95 {r95:.1} µs; self-intersection median {s50:.1} µs p95 {s95:.1} µs; query+highlight+curves+overlay median {c50:.1} µs p95 {c95:.1} µs; engine median {e50:.1} µs p95 {e95:.1} µs; frame median {f50:.2} ms p95 {f95:.2} ms ({:.1} FPS); camera{camera}",
         capture.path.display(),
         capture.rendered,
         1000.0 / f50.max(1e-3)

@@ -103,12 +103,14 @@ pub enum Grab {
 }
 
 /// The tree kinds the frame needs current for the deforming object (refitted every frame): the
-/// query's, plus all three while the side-by-side comparison runs. Written by the plugins that
-/// query.
+/// query's, the AABB tree while the object is tested against itself, and all three while the
+/// side-by-side comparison runs. Written by the plugins that query.
 #[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KindsInUse {
     /// The per-frame query's tree type.
     pub query: BvKind,
+    /// Whether the AABB tree is needed (the self-intersection).
+    pub aabb: bool,
     /// Whether all three are needed (the side-by-side comparison).
     pub all: bool,
 }
@@ -117,6 +119,7 @@ impl Default for KindsInUse {
     fn default() -> Self {
         Self {
             query: BvKind::Obb,
+            aabb: false,
             all: false,
         }
     }
@@ -127,6 +130,8 @@ impl KindsInUse {
     pub fn kinds(&self) -> Vec<BvKind> {
         if self.all {
             super::scene::KINDS.to_vec()
+        } else if self.aabb && self.query != BvKind::Aabb {
+            vec![self.query, BvKind::Aabb]
         } else {
             vec![self.query]
         }

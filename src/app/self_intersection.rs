@@ -1,16 +1,17 @@
 //! Self-intersection, live: while the object deforms (the wobbling torus, squeezed until its
-//! sides pass through each other), its own AABB tree (van den Bergen's split) is refitted to the
-//! frame's vertices (van den Bergen 1998, §4) and walked against itself
-//! ([`crate::query::self_intersections`]): the intersecting triangles are lit in their own
-//! colour by the highlights and the pieces where they cross join the intersection curve.
+//! sides pass through each other), its AABB tree, which the deformation refits to the frame's
+//! vertices (van den Bergen 1998, §4; the plugin declares it in use, [`KindsInUse`]), is walked
+//! against itself ([`crate::query::self_intersections`]): the intersecting triangles are lit in
+//! their own colour by the highlights and the pieces where they cross join the intersection
+//! curve.
 //!
 //! The results ([`LastSelfIntersection`]) are logic, computed without a GPU.
 
+use super::curves::CurveSettings;
 use super::metrics::{FrameWork, Stage};
-use super::motion::MotionSystems;
+use super::motion::{KindsInUse, MotionSystems};
 use super::scene::{CollisionScene, FrameSet};
-use crate::bv::Aabb;
-use crate::bvh::{BuildOptions, Bvh};
+use crate::bv::{Aabb, BvKind};
 use crate::math::Point;
 use crate::query::{Intersection, SelfIntersectionOptions, self_intersections};
 use bevy::platform::time::Instant;
@@ -46,9 +47,7 @@ pub struct LastSelfIntersection {
     pub points: Vec<Point>,
     /// Box and triangle tests of the self-test.
     pub tests: (u64, u64),
-    /// Wall time of refitting the tree (or building it, the first frame), µs.
-    pub refit_micros: f64,
-    /// Wall time of the self-test, µs.
+    /// Wall time of the self-test, µs (the refit is the deformation's, [`Stage::Refit`]).
     pub micros: f64,
     /// Triangles of the object.
     pub triangles: usize,
@@ -56,72 +55,60 @@ pub struct LastSelfIntersection {
     pub time: f64,
 }
 
-/// The object's own AABB tree and what it was made for: (scene generation, vertex version).
-#[derive(Resource, Default)]
-struct SelfTree {
-    tree: Option<(Bvh<Aabb>, (u64, u64))>,
-}
-
-/// Refits the deforming object's tree and finds its self-intersection every frame.
+/// Finds the deforming object's self-intersection every frame, on its refitted AABB tree.
 pub struct SelfIntersectionPlugin;
 
 impl Plugin for SelfIntersectionPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<SelfIntersectionSettings>()
             .init_resource::<LastSelfIntersection>()
-            .init_resource::<SelfTree>()
             .add_systems(
                 Update,
-                run_self_intersection
-                    .in_set(FrameSet::Query)
-                    .after(MotionSystems)
+                (
+                    declare_kinds.after(FrameSet::Load).before(FrameSet::Motion),
+                    run_self_intersection
+                        .in_set(FrameSet::Query)
+                        .after(MotionSystems),
+                )
                     .run_if(resource_exists::<CollisionScene>),
             );
+    }
+}
+
+/// The AABB tree must hold the deforming object's current vertices while it is tested.
+fn declare_kinds(settings: Res<SelfIntersectionSettings>, mut kinds: ResMut<KindsInUse>) {
+    if kinds.aabb != settings.show {
+        kinds.aabb = settings.show;
     }
 }
 
 fn run_self_intersection(
     scene: Res<CollisionScene>,
     settings: Res<SelfIntersectionSettings>,
-    mut own: ResMut<SelfTree>,
+    curve: Res<CurveSettings>,
     mut last: ResMut<LastSelfIntersection>,
     mut work: ResMut<FrameWork>,
 ) {
     let start = Instant::now();
     let body = &scene.obj;
-    if scene.deform.is_none() || !settings.show {
+    // The tree is current unless this frame's deformation had not yet heard of the need.
+    let Some(deform) = scene
+        .deform
+        .as_ref()
+        .filter(|_| settings.show && body.trees.is_current(BvKind::Aabb))
+    else {
         if last.ran {
             *last = LastSelfIntersection::default();
         }
-        own.tree = None;
         return;
-    }
-    let time = scene.deform.as_ref().map_or(0.0, |d| d.time);
-    let key = (scene.generation, body.trees.vertex_version);
-    let mesh = body.mesh();
-    let t = Instant::now();
-    let tree = match own.tree.take() {
-        Some((tree, old)) if old == key => tree,
-        Some((mut tree, (generation, _))) if generation == scene.generation => {
-            // The same mesh, moved: refit (one reverse pass over the nodes). The vertices are
-            // the body's, already checked.
-            match tree.set_vertices(mesh.vertices().to_vec()) {
-                Ok(()) => tree,
-                Err(e) => {
-                    warn!("self-intersection refit failed: {e}");
-                    Bvh::build(mesh.clone(), &BuildOptions::van_den_bergen())
-                }
-            }
-        }
-        _ => Bvh::build(mesh.clone(), &BuildOptions::van_den_bergen()),
     };
-    let refit_micros = t.elapsed().as_secs_f64() * 1e6;
+    let tree = body.trees.get::<Aabb>();
     let t = Instant::now();
     let options = SelfIntersectionOptions {
-        curves: true,
+        curves: curve.show,
         ..SelfIntersectionOptions::default()
     };
-    let report = self_intersections(&tree, &options);
+    let report = self_intersections(tree, &options);
     let micros = t.elapsed().as_secs_f64() * 1e6;
     let world = |p: &Point| body.pose * p;
     let (mut segments, mut points) = (Vec::new(), Vec::new());
@@ -137,15 +124,13 @@ fn run_self_intersection(
     }
     *last = LastSelfIntersection {
         ran: true,
-        triangles: mesh.triangle_count(),
+        triangles: tree.mesh().triangle_count(),
         pairs: report.pairs,
         segments,
         points,
         tests: (report.bv_tests, report.tri_tests),
-        refit_micros,
         micros,
-        time,
+        time: deform.time,
     };
-    own.tree = Some((tree, key));
     work.add(Stage::SelfIntersection, start);
 }

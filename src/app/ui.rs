@@ -424,9 +424,9 @@ fn self_intersection_section(ui: &mut egui::Ui, p: &mut Panel) {
         "Self-intersecting triangles (magenta) and their curve",
     )
     .on_hover_text(
-        "The object's own AABB tree, refitted to this frame's vertices (van den Bergen 1998, \
-         §4), walked against itself; triangles count where they meet beyond the corners they \
-         share (decided exactly)",
+        "The object's AABB tree, refitted to this frame's vertices (van den Bergen 1998, §4), \
+         walked against itself; triangles count where they meet beyond the corners they share \
+         (decided exactly)",
     );
     let own = &p.self_last;
     if p.self_settings.show && own.ran {
@@ -435,9 +435,10 @@ fn self_intersection_section(ui: &mut egui::Ui, p: &mut Panel) {
             own.pairs.len(),
             own.triangles
         ));
+        let refit = p.timings.last().map_or(0.0, |f| f.us(Stage::Refit));
         ui.small(format!(
-            "refit {:.0} µs · self-test {:.0} µs; N_v {}, N_p {}",
-            own.refit_micros, own.micros, own.tests.0, own.tests.1
+            "refit (the trees in use) {:.0} µs · self-test {:.0} µs; N_v {}, N_p {}",
+            refit, own.micros, own.tests.0, own.tests.1
         ));
     }
 }

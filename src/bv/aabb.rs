@@ -2,9 +2,7 @@
 
 use super::box_gap::{self, GapBox};
 use super::sat::separated;
-use super::{
-    BoundingVolume, BvKind, Fitted, Group, OverlapOptions, SatMode, VolumeTests, store_box, v3,
-};
+use super::{BoundingVolume, BvKind, Fitted, Group, OverlapOptions, SatMode, VolumeTests, pad, v3};
 use crate::math::{Matrix3, Point, Real, Vector, f32_up};
 
 const IDENTITY: [Vector; 3] = [
@@ -29,30 +27,30 @@ pub struct Aabb {
 impl Aabb {
     /// The smallest stored box containing `points`.
     pub fn from_points(points: impl Iterator<Item = Point>) -> Aabb {
-        let (center, half) = store_box(&IDENTITY, points);
-        Aabb { center, half }
+        let (lo, hi) = points.fold(
+            ([Real::INFINITY; 3], [Real::NEG_INFINITY; 3]),
+            |(lo, hi), p| {
+                (
+                    std::array::from_fn(|k| lo[k].min(p[k])),
+                    std::array::from_fn(|k| hi[k].max(p[k])),
+                )
+            },
+        );
+        Aabb::from_extremes(lo, hi)
     }
 
-    /// The smallest stored box around points whose extremes along the frame's axes are `lo`
-    /// and `hi`: the same box as [`Aabb::from_points`] of those points.
-    /// Component by component, as [`super::store_box`] computes it with the frame's axes (a
-    /// zero centre coordinate may differ in sign).
+    /// The smallest stored box around points whose lowest and highest coordinates are `lo` and
+    /// `hi`: [`super::store_box`]'s rounding with the frame's axes, component by component.
     #[inline]
     pub(crate) fn from_extremes(lo: [Real; 3], hi: [Real; 3]) -> Aabb {
         let center: [f32; 3] = std::array::from_fn(|k| ((lo[k] + hi[k]) * 0.5) as f32);
-        let c = center.map(Real::from);
+        let c = v3(&center);
         let half: [Real; 3] = std::array::from_fn(|k| (hi[k] - c[k]).max(c[k] - lo[k]).max(0.0));
-        let reach = c[0].abs().max(c[1].abs()).max(c[2].abs());
-        let pad = 1e-6 * (half[0] + half[1] + half[2]) + 1e-12 * reach + Real::MIN_POSITIVE;
+        let pad = pad(half[0] + half[1] + half[2], &c);
         Aabb {
             center,
             half: half.map(|h| f32_up(h + pad)),
         }
-    }
-
-    /// The half extents in single precision, as stored.
-    pub(crate) fn stored_half(&self) -> [f32; 3] {
-        self.half
     }
 
     /// The centre, model frame.
@@ -172,11 +170,7 @@ impl BoundingVolume for Aabb {
     }
 
     fn refit_leaf(_old: &Aabb, triangle: &[Point; 3]) -> Aabb {
-        let [a, b, c] = triangle;
-        Aabb::from_extremes(
-            std::array::from_fn(|k| a[k].min(b[k]).min(c[k])),
-            std::array::from_fn(|k| a[k].max(b[k]).max(c[k])),
-        )
+        Aabb::from_points(triangle.iter().copied())
     }
 
     fn refit_parent(_old: &Aabb, left: &Aabb, right: &Aabb) -> Aabb {

@@ -120,7 +120,7 @@ impl Build<'_> {
     /// midpoint is not beyond the cut; by count along the longest axis where no axis separates.
     fn partition(&self, tris: &mut [Item], bv: &Aabb) -> usize {
         let n = tris.len();
-        let half = bv.stored_half();
+        let half = bv.half_extents();
         let mut order = [0usize, 1, 2];
         order.sort_by(|&i, &j| half[j].total_cmp(&half[i]));
         let center = bv.center();

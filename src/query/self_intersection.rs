@@ -176,13 +176,11 @@ impl<B: BoundingVolume> Visitor<B> for SelfContacts {
 
     #[inline(always)]
     fn leaves(&mut self, pair: LeafPair, triangles: &mut Triangles<'_>) -> Control {
-        // Both leaves are the one tree's, in its model frame.
+        // A and B are the one tree: both leaves' corners in its model frame.
         let p = triangles.corners_a(pair.slot_a);
-        let q = triangles.corners_a(pair.slot_b);
+        let q = triangles.corners_b(pair.slot_b);
         if triangles_self_intersect(&p, &q) {
-            let (ta, _) = triangles.indices(pair.slot_a, pair.slot_b);
-            let (tb, _) = triangles.indices(pair.slot_b, pair.slot_a);
-            self.pairs.push((ta, tb));
+            self.pairs.push(triangles.indices(pair.slot_a, pair.slot_b));
         }
         Control::Continue
     }
