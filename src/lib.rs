@@ -67,6 +67,7 @@ pub mod bvh;
 pub mod experiments;
 pub mod math;
 pub mod mesh;
+pub mod motion;
 pub mod pose;
 // Exact orientation predicates: the triangle tests' and the §4 hull's.
 pub(crate) mod predicates;

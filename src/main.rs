@@ -12,6 +12,7 @@ fn main() -> ExitCode {
         Some(Command::Collide(args)) => cli::collide::run(&args),
         Some(Command::Distance(args)) => cli::distance::run(&args),
         Some(Command::SelfIntersections(args)) => cli::self_intersections::run(&args),
+        Some(Command::Toi(args)) => cli::toi::run(&args),
         #[cfg(feature = "paper")]
         Some(Command::Bench(args)) => cli::bench::run(&args),
         #[cfg(feature = "paper")]

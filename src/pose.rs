@@ -120,6 +120,54 @@ pub fn parse_pose_bytes(bytes: Vec<u8>, path: &Path) -> Result<Vec<Pose>, PoseEr
 /// assert!(obbtree::pose::parse_poses("1 0 0 0 2 0\n", "inline".as_ref()).is_err());
 /// ```
 pub fn parse_poses(text: &str, path: &Path) -> Result<Vec<Pose>, PoseError> {
+    Ok(parse_lines::<1>(text, path)?
+        .into_iter()
+        .map(|([pose_ab], line)| Pose { pose_ab, line })
+        .collect())
+}
+
+/// One motion of a motion file: B's pose at its start and at its end (both in A's frame), and
+/// the line it came from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MotionLine {
+    /// B's pose at the start, in A's frame.
+    pub start: Isometry,
+    /// B's pose at the end, in A's frame.
+    pub end: Isometry,
+    /// 1-based line number in the file.
+    pub line: usize,
+}
+
+/// Reads a motion file (`obbtree toi --motions`): as a pose file, but each line holds two
+/// poses, `qw qx qy qz tx ty tz` at the start and then at the end of the motion.
+///
+/// # Errors
+/// As [`read_poses`], for 14 numbers a line.
+pub fn read_motions(path: impl AsRef<Path>) -> Result<Vec<MotionLine>, PoseError> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).map_err(|source| PoseError::Io {
+        path: path.into(),
+        source,
+    })?;
+    parse_motions(&text, path)
+}
+
+/// Parses motion text; `path` only names the source in errors.
+///
+/// # Errors
+/// As [`read_motions`], without the I/O error.
+pub fn parse_motions(text: &str, path: &Path) -> Result<Vec<MotionLine>, PoseError> {
+    Ok(parse_lines::<2>(text, path)?
+        .into_iter()
+        .map(|([start, end], line)| MotionLine { start, end, line })
+        .collect())
+}
+
+/// The lines of `N` poses each, with their line numbers.
+fn parse_lines<const N: usize>(
+    text: &str,
+    path: &Path,
+) -> Result<Vec<([Isometry; N], usize)>, PoseError> {
     let mut poses = Vec::new();
     for (n, raw) in text.lines().enumerate() {
         let line = raw.trim();
@@ -132,13 +180,15 @@ pub fn parse_poses(text: &str, path: &Path) -> Result<Vec<Pose>, PoseError> {
             message,
         };
         let words: Vec<&str> = line.split_whitespace().collect();
-        if words.len() != 7 {
-            return Err(bad(format!(
-                "expected 7 numbers (qw qx qy qz tx ty tz), found {}",
-                words.len()
-            )));
+        if words.len() != 7 * N {
+            let fields = if N == 1 {
+                "7 numbers (qw qx qy qz tx ty tz)".to_string()
+            } else {
+                format!("{} numbers ({N} poses of qw qx qy qz tx ty tz)", 7 * N)
+            };
+            return Err(bad(format!("expected {fields}, found {}", words.len())));
         }
-        let mut v = [0.0f64; 7];
+        let mut v = vec![0.0f64; 7 * N];
         for (k, w) in words.iter().enumerate() {
             v[k] = w
                 .parse()
@@ -151,24 +201,26 @@ pub fn parse_poses(text: &str, path: &Path) -> Result<Vec<Pose>, PoseError> {
                 )));
             }
         }
-        let q = Quaternion::new(v[0], v[1], v[2], v[3]);
-        let norm = q.norm();
-        if (norm - 1.0).abs() > QUATERNION_NORM_TOLERANCE {
-            return Err(bad(format!(
-                "quaternion ({}, {}, {}, {}) has norm {}, not within {} of 1",
-                short_number(v[0]),
-                short_number(v[1]),
-                short_number(v[2]),
-                short_number(v[3]),
-                short_number(norm),
-                QUATERNION_NORM_TOLERANCE
-            )));
+        let mut placed = [Isometry::identity(); N];
+        for (i, pose) in placed.iter_mut().enumerate() {
+            let v = &v[7 * i..7 * i + 7];
+            let q = Quaternion::new(v[0], v[1], v[2], v[3]);
+            let norm = q.norm();
+            if (norm - 1.0).abs() > QUATERNION_NORM_TOLERANCE {
+                return Err(bad(format!(
+                    "quaternion ({}, {}, {}, {}) has norm {}, not within {} of 1",
+                    short_number(v[0]),
+                    short_number(v[1]),
+                    short_number(v[2]),
+                    short_number(v[3]),
+                    short_number(norm),
+                    QUATERNION_NORM_TOLERANCE
+                )));
+            }
+            let rotation = UnitQuaternion::new_normalize(q);
+            *pose = Isometry::from_parts(Translation::new(v[4], v[5], v[6]), rotation);
         }
-        let rotation = UnitQuaternion::new_normalize(q);
-        poses.push(Pose {
-            pose_ab: Isometry::from_parts(Translation::new(v[4], v[5], v[6]), rotation),
-            line: n + 1,
-        });
+        poses.push((placed, n + 1));
     }
     if poses.is_empty() {
         return Err(PoseError::Empty { path: path.into() });

@@ -22,18 +22,27 @@ use obbtree::query::{CollideWith, CollisionReport, QueryOptions, collide_with};
 use obbtree::scenes::{self, SceneId, SceneSpec, dynamics::DynamicsConfig};
 use std::path::Path;
 
-/// (steps checked, contact pairs checked, crossings found).
+/// (steps checked, contact pairs checked, crossings found) of the committed path.
 fn check(id: SceneId) -> (usize, u64, Vec<String>) {
-    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
-    let scene = scenes::load_scene(&assets, id).unwrap();
+    let scene = scenes::load_scene(&assets(), id).unwrap();
+    let poses: Vec<Isometry> = scene.path.iter().map(|p| p.pose_ab).collect();
+    check_poses(&scene, id, &poses)
+}
+
+fn assets() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets")
+}
+
+/// (steps checked, contact pairs checked, crossings found) of a path of the scene's object.
+fn check_poses(scene: &scenes::Scene, id: SceneId, poses: &[Isometry]) -> (usize, u64, Vec<String>) {
     let config: DynamicsConfig = SceneSpec::of(id).dynamics;
     let env = ObbTree::build(scene.environment.clone(), &BuildOptions::default());
     let obj = ObbTree::build(scene.object.clone(), &BuildOptions::default());
     let mut report = CollisionReport::default();
     let (mut pairs, mut found) = (0u64, Vec::new());
-    for (step, pose) in scene.path.iter().enumerate() {
+    for (step, pose_ab) in poses.iter().enumerate() {
         {
-            let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &pose.pose_ab);
+            let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), pose_ab);
             collide_with(
                 &env,
                 &obj,
@@ -47,7 +56,7 @@ fn check(id: SceneId) -> (usize, u64, Vec<String>) {
         for &(ia, ib) in &report.contacts {
             pairs += 1;
             let ta = env.mesh().triangle(ia as usize);
-            let tb = obj.mesh().triangle(ib as usize).map(|p| pose.pose_ab * p);
+            let tb = obj.mesh().triangle(ib as usize).map(|p| pose_ab * p);
             if edges_through(&tb, &ta, config.penetration) {
                 found.push(format!(
                     "step {step}: body triangle {ib}'s edge through environment triangle {ia}"
@@ -60,7 +69,7 @@ fn check(id: SceneId) -> (usize, u64, Vec<String>) {
             }
         }
     }
-    (scene.path.len(), pairs, found)
+    (poses.len(), pairs, found)
 }
 
 #[test]
@@ -96,6 +105,24 @@ fn the_oracle_sees_a_tooth_through_the_torus() {
         &t,
         tol
     ));
+}
+
+#[test]
+fn the_path_check_finds_a_crossing_injected_into_the_torus_path() {
+    // The real pipeline's positive control: the committed torus path with one pose, where the
+    // torus rests on the landscape, lowered 5 cm into it.
+    let scene = scenes::load_scene(&assets(), SceneId::Torus).unwrap();
+    let mut poses: Vec<Isometry> = scene.path.iter().map(|p| p.pose_ab).collect();
+    let k = poses.len() - 10;
+    poses[k].translation.vector.y -= 0.05;
+    let (_, _, found) = check_poses(&scene, SceneId::Torus, &poses);
+    assert!(!found.is_empty(), "the injected crossing is not reported");
+    let prefix = format!("step {k}:");
+    assert!(
+        found.iter().all(|f| f.starts_with(&prefix)),
+        "only step {k} crosses: {:?}",
+        &found[..found.len().min(3)]
+    );
 }
 
 #[test]
@@ -232,4 +259,99 @@ fn a_dropped_box_lands_on_a_spiked_floor_and_rests_without_passing_through() {
         .map(|p| (pose * p).y)
         .fold(f64::INFINITY, f64::min);
     assert!(lowest >= -config.penetration, "lowest vertex at {lowest}");
+}
+
+/// Parallel sheets `x = k·spacing` for `k` in `-n..=n`, 20 m on a side, two triangles each.
+fn sheets(n: i32, spacing: f64) -> obbtree::mesh::TriMesh {
+    let (mut v, mut f) = (Vec::new(), Vec::new());
+    for k in -n..=n {
+        let x = k as f64 * spacing;
+        let b = v.len() as u32;
+        v.extend([
+            Point::new(x, -10.0, -10.0),
+            Point::new(x, 10.0, -10.0),
+            Point::new(x, 10.0, 10.0),
+            Point::new(x, -10.0, 10.0),
+        ]);
+        f.extend([[b, b + 1, b + 2], [b, b + 2, b + 3]]);
+    }
+    obbtree::mesh::TriMesh::new(v, f, "sheets").unwrap()
+}
+
+#[test]
+fn a_body_thrown_at_a_one_triangle_wall_never_passes_through_at_50_or_500_m_per_s() {
+    use obbtree::math::Vector;
+    use obbtree::mesh::TriMesh;
+    use obbtree::scenes::dynamics::{Gravity, Simulation};
+    let env = ObbTree::build(sheets(0, 1.0), &BuildOptions::default());
+    let (bv, bf) = cube([0.0, 0.0, 0.0], 0.05);
+    let obj = ObbTree::build(TriMesh::new(bv, bf, "box").unwrap(), &BuildOptions::default());
+    let config = DynamicsConfig {
+        dt: 1.0 / 60.0,
+        steps: 120,
+        gravity: Gravity::Uniform(Vector::zeros()),
+        max_speed: 1000.0,
+        max_angular_speed: 100.0,
+        linear_damping: 0.0,
+        ..SceneSpec::of(SceneId::Torus).dynamics
+    };
+    for speed in [50.0, 500.0] {
+        let start = Isometry::new(Vector::new(-1.0, 0.3, -0.2), Vector::new(0.2, 0.4, 0.1));
+        let mut sim = Simulation::new(&env, &obj, &start, Vector::new(speed, 0.0, 0.0), Vector::new(0.0, 20.0, 7.0), &config);
+        let mut nearest = f64::INFINITY;
+        for step in 0..config.steps {
+            sim.step(&env, &obj);
+            let pose = *sim.pose();
+            let front = obj.mesh().vertices().iter().map(|p| (pose * p).x).fold(f64::NEG_INFINITY, f64::max);
+            assert!(front <= config.penetration, "{speed} m/s, step {step}: a corner {front} m behind the wall");
+            nearest = nearest.min(-front);
+        }
+        // It reached the wall and came back from it.
+        assert!(nearest <= config.toi_tolerance, "{speed} m/s: it never reached the wall ({nearest} m)");
+        assert!(sim.state().velocity.x < 0.0, "{speed} m/s: it bounced back ({})", sim.state().velocity);
+    }
+}
+
+#[test]
+fn a_torus_released_through_the_landscape_is_pushed_out_and_a_buried_box_is_refused() {
+    use obbtree::math::Vector;
+    use obbtree::mesh::TriMesh;
+    use obbtree::scenes::dynamics::{ReleaseError, Simulation, interpenetrates};
+    let scene = scenes::load_scene(&assets(), SceneId::Torus).unwrap();
+    let config = SceneSpec::of(SceneId::Torus).dynamics;
+    let env = ObbTree::build(scene.environment.clone(), &BuildOptions::default());
+    let obj = ObbTree::build(scene.object.clone(), &BuildOptions::default());
+    let rest = scene.path.last().unwrap().pose_ab;
+    let mut sim = Simulation::new(&env, &obj, &rest, Vector::zeros(), Vector::zeros(), &config);
+    // Dragged 8 cm down into the landscape and let go.
+    let mut inside = rest;
+    inside.translation.vector.y -= 0.08;
+    let deep = |sim: &Simulation| interpenetrates(env.mesh(), obj.mesh(), sim.pose(), &sim.report().contacts, config.penetration);
+    {
+        let mut probe = CollisionReport::default();
+        let (rot, pos) = relative_parts(&Isometry::identity(), &inside);
+        collide_with(&env, &obj, &rot, &pos, &QueryOptions::default(), CollideWith::default(), &mut probe);
+        assert!(interpenetrates(env.mesh(), obj.mesh(), &inside, &probe.contacts, config.penetration), "the release pose is inside");
+    }
+    let shift = sim.set_pose(&env, &obj, &inside, Vector::zeros(), Vector::zeros()).unwrap().expect("pushed out");
+    assert!(!deep(&sim), "pushed out to an admissible pose");
+    assert!(shift.norm() <= 0.2, "by a short translation ({shift})");
+    for step in 0..600 {
+        sim.step(&env, &obj);
+        assert!(!deep(&sim), "step {step}: interpenetrates");
+    }
+    assert!(sim.asleep(), "it comes to rest");
+
+    // A box among sheets 4 cm apart is pierced wherever it moves within reach: refused.
+    let env = ObbTree::build(sheets(40, 0.04), &BuildOptions::default());
+    let (bv, bf) = cube([0.0, 0.0, 0.0], 0.05);
+    let obj = ObbTree::build(TriMesh::new(bv, bf, "box").unwrap(), &BuildOptions::default());
+    let free = Isometry::translation(-3.0, 0.0, 0.0);
+    let mut sim = Simulation::new(&env, &obj, &free, Vector::zeros(), Vector::zeros(), &config);
+    let before = *sim.pose();
+    let buried = Isometry::translation(0.01, 0.0, 0.0);
+    let err = sim.set_pose(&env, &obj, &buried, Vector::zeros(), Vector::zeros()).unwrap_err();
+    assert!(matches!(err, ReleaseError::Buried { .. }), "{err}");
+    assert!(err.to_string().contains("stays where it was"), "{err}");
+    assert_eq!(*sim.pose(), before, "the box stays where it was");
 }

@@ -28,6 +28,11 @@ pub struct Args {
     /// One JSON object per pose, then a summary object.
     #[arg(long)]
     pub json: bool,
+    /// With --json, each contact's normal too: `"normals": [[nx, ny, nz, depth] or null, …]`,
+    /// in the order of `"contacts"` (A's frame, unit, from A to B; the depth of an
+    /// interpenetrating pair, 0 for touching; `query::contact_normal`).
+    #[arg(long, requires = "json")]
+    pub normals: bool,
     /// Error margin ε added to |R| in the separating axis test (Gottschalk et al. §7.1).
     #[arg(long, default_value_t = 1e-6)]
     pub epsilon: f64,
@@ -112,6 +117,7 @@ pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             },
             leaf_triangles: !args.leaf_boxes && args.preset == Preset::Default,
         },
+        normals: args.normals,
     };
     match args.bv {
         BvKind::Obb => run_with::<Obb>(args, mesh_a, mesh_b, &poses, &build, &options),
@@ -303,15 +309,29 @@ fn write_rows(
         bv_tests += report.bv_tests;
         tri_tests += report.tri_tests;
         if args.json {
-            let pairs = report.sorted_contacts();
-            let line = serde_json::json!({
+            let mut order: Vec<usize> = (0..report.contacts.len()).collect();
+            order.sort_unstable_by_key(|&k| report.contacts[k]);
+            let pairs: Vec<[u32; 2]> = order
+                .iter()
+                .map(|&k| [report.contacts[k].0, report.contacts[k].1])
+                .collect();
+            let mut line = serde_json::json!({
                 "pose": i,
                 "colliding": report.colliding(),
-                "contacts": pairs.iter().map(|&(x, y)| [x, y]).collect::<Vec<_>>(),
+                "contacts": pairs,
                 "bv_tests": report.bv_tests,
                 "tri_tests": report.tri_tests,
                 "micros": us,
             });
+            if args.normals {
+                let normals: Vec<_> = order
+                    .iter()
+                    .map(|&k| {
+                        report.normals[k].map(|n| [n.normal.x, n.normal.y, n.normal.z, n.depth])
+                    })
+                    .collect();
+                line["normals"] = serde_json::json!(normals);
+            }
             writeln!(out, "{line}")?;
         } else {
             writeln!(

@@ -10,6 +10,7 @@ pub mod experiment;
 #[cfg(feature = "paper")]
 pub mod generate;
 pub mod self_intersections;
+pub mod toi;
 pub mod view;
 
 use clap::{Parser, Subcommand};
@@ -38,6 +39,9 @@ pub enum Command {
     /// Every pair of triangles of one mesh that intersect beyond the corners they share
     /// (exact; CGAL's rule), found by walking the mesh's hierarchy against itself.
     SelfIntersections(self_intersections::Args),
+    /// For each motion of model B (a start and an end pose), the first time it comes within a
+    /// tolerance of model A, by conservative advancement: never through a contact.
+    Toi(toi::Args),
     /// Replay a scene's motion path and print the paper's Table 3 row beside ours (§7.2).
     #[cfg(feature = "paper")]
     Bench(bench::Args),

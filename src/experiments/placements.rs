@@ -246,6 +246,7 @@ fn first_contact(sat: SatMode) -> QueryOptions {
             sat,
             ..OverlapOptions::default()
         },
+        normals: false,
     }
     .leaf_boxes()
 }

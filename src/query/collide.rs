@@ -144,6 +144,7 @@ pub fn collide_with<B: BoundingVolume>(
     #[cfg(feature = "parallel")]
     if parallel && !first && separation.is_none() && trace.is_none() && until.is_none() {
         super::parallel::collide(a, b, rot_ab, pos_ab, options, report);
+        fill_normals(a, b, rot_ab, pos_ab, options, report);
         return;
     }
     #[cfg(not(feature = "parallel"))]
@@ -188,4 +189,30 @@ pub fn collide_with<B: BoundingVolume>(
     report.contacts = contacts.contacts;
     report.bv_tests = counts.bv_tests;
     report.tri_tests = counts.tri_tests;
+    fill_normals(a, b, rot_ab, pos_ab, options, report);
+}
+
+/// The contacts' normals ([`super::contact_normal`]) when the options ask for them, on the
+/// same placed coordinates as the triangle tests; otherwise none.
+fn fill_normals<B: BoundingVolume>(
+    a: &Bvh<B>,
+    b: &Bvh<B>,
+    rot_ab: &Matrix3,
+    pos_ab: &Vector,
+    options: &QueryOptions,
+    report: &mut CollisionReport,
+) {
+    report.normals.clear();
+    if !options.normals {
+        return;
+    }
+    let normals = report.contacts.iter().map(|&(ta, tb)| {
+        let p = a.mesh().triangle(ta as usize);
+        let q = b
+            .mesh()
+            .triangle(tb as usize)
+            .map(|x| crate::math::transform_point(rot_ab, pos_ab, &x));
+        super::contact_normal(&p, &q)
+    });
+    report.normals.extend(normals);
 }

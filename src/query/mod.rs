@@ -8,6 +8,7 @@
 //! mesh's hierarchy against itself.
 
 mod collide;
+mod contact_normal;
 mod contacts;
 pub mod cost;
 mod dispatch;
@@ -18,6 +19,7 @@ mod parallel;
 mod self_intersection;
 mod self_tri_tri;
 mod separation;
+mod time_of_impact;
 mod trace;
 mod tri_dist;
 mod tri_tri;
@@ -26,6 +28,7 @@ mod walk;
 
 pub use crate::predicates::{orient2d, orient3d};
 pub use collide::{CollideWith, collide, collide_with};
+pub use contact_normal::{ContactNormal, NormalFeature, contact_normal};
 pub use distance::{
     DistanceOptions, DistanceReport, PairsReport, ProximityError, WithinReport, distance,
     distance_with, within, within_pairs, within_pairs_with, within_with,
@@ -36,6 +39,7 @@ pub use self_intersection::{
 };
 pub use self_tri_tri::triangles_self_intersect;
 pub use separation::{SeparationList, SeparationPolicy};
+pub use time_of_impact::{Impact, ToiError, ToiOptions, ToiOutcome, ToiReport, time_of_impact};
 pub use tri_dist::triangle_distance;
 pub use tri_tri::{has_area, triangles_intersect};
 pub use triangles::Triangles;
@@ -68,6 +72,8 @@ pub struct QueryOptions {
     pub mode: ContactMode,
     /// ε, full SAT or SAT lite, and whether a leaf's triangle stands for its box.
     pub overlap: OverlapOptions,
+    /// Whether each contact gets its normal ([`CollisionReport::normals`], [`contact_normal`]).
+    pub normals: bool,
 }
 
 impl QueryOptions {
@@ -100,12 +106,16 @@ impl QueryOptions {
 
 /// The answer of a query and the counts of the paper's cost equation (1),
 /// `T = N_v · C_v + N_p · C_p`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct CollisionReport {
     /// Intersecting triangle pairs `(triangle of A, triangle of B)`, indices into each mesh, in
     /// traversal order (sort them for a canonical order). At most one for a first-contact query.
     pub contacts: Vec<(u32, u32)>,
+    /// With [`QueryOptions::normals`], each contact's normal (same order as `contacts`; A's
+    /// frame, from A to B; `None` for two point-like triangles); empty otherwise.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub normals: Vec<Option<ContactNormal>>,
     /// N_v: bounding volume pair overlap tests performed.
     pub bv_tests: u64,
     /// N_p: triangle pair tests performed.
@@ -121,6 +131,7 @@ impl CollisionReport {
     /// Empties the report, keeping its allocation.
     pub fn clear(&mut self) {
         self.contacts.clear();
+        self.normals.clear();
         self.bv_tests = 0;
         self.tri_tests = 0;
     }

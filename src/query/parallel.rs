@@ -79,6 +79,7 @@ pub(super) fn collide<B: BoundingVolume>(
             let counts = w.counts();
             CollisionReport {
                 contacts: contacts.contacts,
+                normals: Vec::new(),
                 bv_tests: counts.bv_tests,
                 tri_tests: counts.tri_tests,
             }

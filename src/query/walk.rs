@@ -1026,6 +1026,7 @@ mod tests {
     ) -> [Outcome; 3] {
         let report = |contacts: Vec<(u32, u32)>, c: Counts| CollisionReport {
             contacts,
+            normals: Vec::new(),
             bv_tests: c.bv_tests,
             tri_tests: c.tri_tests,
         };

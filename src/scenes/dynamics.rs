@@ -36,7 +36,12 @@ use crate::math::relative_parts;
 use crate::math::{Isometry, Matrix3, Point, UnitQuaternion, Vector};
 use crate::mesh::TriMesh;
 use crate::pose::parse_poses;
-use crate::query::{CollideWith, CollisionReport, QueryOptions, collide_with};
+use crate::bv::OverlapOptions;
+use crate::motion::RigidMotion;
+use crate::query::{
+    CollideWith, CollisionReport, QueryOptions, ToiOptions, ToiOutcome, collide_with,
+    contact_normal, time_of_impact, triangle_distance, within_pairs_with,
+};
 use std::path::Path;
 
 /// Where gravity pulls.
@@ -96,6 +101,10 @@ pub struct DynamicsConfig {
     pub toi_tolerance: f64,
     /// Impacts handled within one step; after them the step ends where the body stands.
     pub max_substeps: usize,
+    /// How far (metres, largest displacement of a point of the body) a body touching the
+    /// scenery moves before its pose is checked again; a body clear of it flies by
+    /// conservative advancement instead, however fast.
+    pub contact_skin: f64,
 }
 
 /// A recorded motion path: one pose of B in A's frame per step, as written to the path file.
@@ -107,7 +116,8 @@ pub struct RecordedPath {
     pub poses: Vec<Isometry>,
     /// Contacts (triangle pairs) found at each step.
     pub contacts: Vec<u32>,
-    /// Queries made by each step: the end pose's plus the time-of-impact bisections'.
+    /// Queries made by each step: contact queries (parts' end poses, bisections, impacts)
+    /// and the distance queries of its flights' times of impact.
     pub queries: Vec<u32>,
 }
 
@@ -123,7 +133,7 @@ impl RecordedPath {
         half.iter().map(|&c| c as f64).sum::<f64>() / half.len().max(1) as f64
     }
 
-    /// Total queries over the path (end poses and time-of-impact bisections).
+    /// Total queries over the path (contact and distance queries).
     pub fn total_queries(&self) -> u64 {
         self.queries.iter().map(|&c| c as u64).sum()
     }
@@ -189,11 +199,15 @@ pub struct BodyState {
 }
 
 /// What one [`Simulation::step`] did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct StepStats {
-    /// All-contacts queries: the end pose's (1) plus the time-of-impact bisections'; 0 for a
-    /// body at rest.
+    /// Contact queries: each part's end pose, the bisections' probes and the tolerance queries
+    /// at impacts; 0 for a body at rest.
     pub queries: u32,
+    /// Distance queries of the flights' times of impact (conservative advancement steps).
+    pub toi_queries: u32,
+    /// Wall-clock seconds of the flights' times of impact.
+    pub toi_seconds: f64,
     /// Impacts (interpenetrating end poses) cut back by a time of impact.
     pub impacts: u32,
     /// Box tests over all the step's queries.
@@ -258,7 +272,16 @@ impl Simulation {
     }
 
     /// Puts the body at `pose` (its model frame in the world) with the given velocities, as
-    /// [`Simulation::new`] does (one query); wakes it.
+    /// [`Simulation::new`] does (one query), and wakes it. A pose that interpenetrates the
+    /// scenery (a body dragged into it and let go) is first pushed out: by the least
+    /// translation, among the contacts' mean least-penetration direction
+    /// ([`crate::query::contact_normal`], depth-weighted) and the 26 directions of a cube's
+    /// faces, edges and corners, that leaves it admissible (doubling, then bisecting). Returns
+    /// that translation (world frame), `None` where the pose was admissible.
+    ///
+    /// # Errors
+    /// [`ReleaseError::Buried`] when no such translation within four times the body's radius
+    /// frees it; the body then stays where it was before the call.
     pub fn set_pose(
         &mut self,
         environment: &ObbTree,
@@ -266,16 +289,93 @@ impl Simulation {
         pose: &Isometry,
         velocity: Vector,
         angular_velocity: Vector,
-    ) {
-        self.commit(BodyState {
+    ) -> Result<Option<Vector>, ReleaseError> {
+        let before = (self.state, self.pose, self.line.clone(), self.report.clone());
+        let state = BodyState {
             com: pose * self.mass.com,
             rotation: pose.rotation,
             velocity,
             angular_velocity,
-        });
+        };
+        self.commit(state);
         self.query_current(environment, object);
+        let depth = 0.5 * self.config.penetration;
+        let (mesh_a, mesh_b) = (environment.mesh(), object.mesh());
+        let mut pushed = None;
+        if interpenetrates(mesh_a, mesh_b, &self.pose, &self.report.contacts, depth) {
+            match self.push_out(environment, object) {
+                Some(shift) => {
+                    self.commit(BodyState {
+                        com: state.com + shift,
+                        ..state
+                    });
+                    self.query_current(environment, object);
+                    pushed = Some(shift);
+                }
+                None => {
+                    (self.state, self.pose, self.line, self.report) = before;
+                    return Err(ReleaseError::Buried {
+                        reach: PUSH_REACH * self.mass.radius,
+                    });
+                }
+            }
+        }
         self.asleep = false;
         self.jammed = 0;
+        Ok(pushed)
+    }
+
+    /// The least translation (see [`Simulation::set_pose`]) that makes the current pose
+    /// admissible, if one within the reach does.
+    fn push_out(&mut self, environment: &ObbTree, object: &ObbTree) -> Option<Vector> {
+        let mut mean = Vector::zeros();
+        for &(ia, ib) in &self.report.contacts {
+            let ta = environment.mesh().triangle(ia as usize);
+            let tb = object.mesh().triangle(ib as usize).map(|p| self.pose * p);
+            if let Some(n) = contact_normal(&ta, &tb) {
+                mean += n.normal * n.depth;
+            }
+        }
+        let mut directions: Vec<Vector> = Vec::with_capacity(27);
+        if mean.norm() > 0.0 {
+            directions.push(mean.normalize());
+        }
+        for i in -1..=1 {
+            for j in -1..=1 {
+                for k in -1..=1 {
+                    if (i, j, k) != (0, 0, 0) {
+                        directions.push(Vector::new(i as f64, j as f64, k as f64).normalize());
+                    }
+                }
+            }
+        }
+        let start = self.state;
+        let admissible = |sim: &mut Self, shift: Vector| {
+            let moved = BodyState {
+                com: start.com + shift,
+                ..start
+            };
+            !sim.probe(environment, object, &sim.snapped(&moved)).1
+        };
+        let reach = PUSH_REACH * self.mass.radius;
+        let mut s = self.config.penetration;
+        while s <= reach {
+            if let Some(&d) = directions.iter().find(|&&d| admissible(self, d * s)) {
+                // Deep at s / 2 (or the first scale), admissible at s: bisect.
+                let (mut lo, mut hi) = (0.5 * s, s);
+                for _ in 0..12 {
+                    let mid = 0.5 * (lo + hi);
+                    if admissible(self, d * mid) {
+                        hi = mid;
+                    } else {
+                        lo = mid;
+                    }
+                }
+                return Some(d * hi);
+            }
+            s *= 2.0;
+        }
+        None
     }
 
     /// The pose reached: the object's model frame in the world (exactly the recorded line's).
@@ -378,6 +478,13 @@ impl Simulation {
 
     /// The motion, cut back at each impact: the state reached and how many impacts found no
     /// admissible pose before them.
+    ///
+    /// Each part of the step starts where the last ended. A body clear of contacts flies by
+    /// conservative advancement ([`time_of_impact`], tolerance
+    /// [`DynamicsConfig::toi_tolerance`]) to the end of the step or to the impact, where the
+    /// impulses act at the triangle pairs within the tolerance. A body touching the scenery
+    /// moves at most [`DynamicsConfig::contact_skin`] a part, and that part's end pose is
+    /// checked for interpenetration (and the impact bisected) as in the module documentation.
     fn move_to_impacts(
         &mut self,
         environment: &ObbTree,
@@ -389,8 +496,41 @@ impl Simulation {
         let mut remaining = config.dt;
         let mut current = self.state_at_pose(state);
         let mut stuck = 0;
-        for _ in 0..=config.max_substeps {
-            let end = self.snapped(&advance(&current, remaining));
+        for _ in 0..MAX_PARTS {
+            if remaining <= 0.0 {
+                break;
+            }
+            if self.report.contacts.is_empty() {
+                match self.fly(environment, object, &current, remaining, stats) {
+                    Flight::Clear(end) => {
+                        current = end;
+                        break;
+                    }
+                    Flight::Unresolved(at) => {
+                        current = at;
+                        break;
+                    }
+                    Flight::Impact(at, elapsed) => {
+                        current = at;
+                        remaining -= elapsed;
+                        if stats.impacts as usize == config.max_substeps {
+                            break;
+                        }
+                        stats.impacts += 1;
+                        self.near_impulses(environment, object, &mut current, stats);
+                        continue;
+                    }
+                    Flight::Touching => {}
+                }
+            }
+            // Touching: a part no longer than the contact skin, checked at its end.
+            let rate = self.displacement(&current, 1.0);
+            let span = if rate * remaining > config.contact_skin {
+                config.contact_skin / rate
+            } else {
+                remaining
+            };
+            let end = self.snapped(&advance(&current, span));
             stats.queries += 1;
             let (end_pose, deep) = self.probe(environment, object, &end);
             if !deep {
@@ -398,7 +538,8 @@ impl Simulation {
                 std::mem::swap(&mut self.report, &mut self.probe);
                 self.pose = end_pose;
                 stats.bv_tests += self.report.bv_tests;
-                break;
+                remaining -= span;
+                continue;
             }
             stats.bv_tests += self.probe.bv_tests;
             if stats.impacts as usize == config.max_substeps {
@@ -408,18 +549,121 @@ impl Simulation {
             stats.impacts += 1;
             std::mem::swap(&mut self.hit, &mut self.probe);
             let (lo, hi_pose, lo_found) =
-                self.bisect_impact(environment, object, &current, remaining, end_pose, stats);
+                self.bisect_impact(environment, object, &current, span, end_pose, stats);
             match lo_found {
                 Some(at) => current = at,
                 None => stuck += 1,
             }
             self.impact_impulses(environment, object, &hi_pose, &mut current, stats);
             remaining -= lo;
-            if remaining <= 0.0 {
-                break;
-            }
         }
         (current, stuck)
+    }
+
+    /// Free flight from `current` over `remaining` seconds by conservative advancement.
+    fn fly(
+        &mut self,
+        environment: &ObbTree,
+        object: &ObbTree,
+        current: &BodyState,
+        remaining: f64,
+        stats: &mut StepStats,
+    ) -> Flight {
+        let config = self.config;
+        let motion = RigidMotion::about(
+            &self.pose,
+            self.mass.com,
+            current.velocity * remaining,
+            current.angular_velocity * remaining,
+        );
+        let options = ToiOptions {
+            max_iterations: TOI_ITERATIONS,
+            ..ToiOptions::new(config.toi_tolerance)
+        };
+        let (toi, seconds) = crate::timing::timed(|| {
+            time_of_impact(environment, object, &motion, &options)
+        });
+        let Ok(toi) = toi else {
+            return Flight::Touching;
+        };
+        stats.toi_queries += toi.distance_queries;
+        stats.toi_seconds += seconds;
+        stats.bv_tests += toi.bv_tests;
+        let (reached, outcome) = match toi.outcome {
+            ToiOutcome::Impact(hit) if hit.toi <= 0.0 => return Flight::Touching,
+            ToiOutcome::Impact(hit) => (hit.toi, 1),
+            ToiOutcome::Clear => (1.0, 0),
+            ToiOutcome::Unresolved { reached } => (reached, 2),
+        };
+        let elapsed = reached * remaining;
+        let at = self.snapped(&advance(current, elapsed));
+        self.arrive(environment, object, &at, stats);
+        match outcome {
+            0 => Flight::Clear(at),
+            1 => Flight::Impact(at, elapsed),
+            _ => Flight::Unresolved(at),
+        }
+    }
+
+    /// Moves the body to `state` (snapped) and queries its contacts into the report.
+    fn arrive(
+        &mut self,
+        environment: &ObbTree,
+        object: &ObbTree,
+        state: &BodyState,
+        stats: &mut StepStats,
+    ) {
+        self.pose = self.model_pose(state);
+        self.query_current(environment, object);
+        stats.queries += 1;
+        stats.bv_tests += self.report.bv_tests;
+    }
+
+    /// Impulses at the triangle pairs within the time-of-impact tolerance of the pose reached
+    /// (one tolerance query): each at the midpoint of the pair's closest points, along the
+    /// direction from A's closest point to B's (into the body).
+    fn near_impulses(
+        &mut self,
+        environment: &ObbTree,
+        object: &ObbTree,
+        current: &mut BodyState,
+        stats: &mut StepStats,
+    ) {
+        let config = self.config;
+        let (rot_ab, pos_ab) = relative_parts(&Isometry::identity(), &self.pose);
+        let Ok(near) = within_pairs_with(
+            environment,
+            object,
+            &rot_ab,
+            &pos_ab,
+            config.toi_tolerance,
+            &OverlapOptions::default(),
+        ) else {
+            return;
+        };
+        stats.queries += 1;
+        stats.bv_tests += near.bv_tests;
+        let mut pairs: Vec<(u32, u32)> = near.pairs.iter().map(|&(p, _)| p).collect();
+        pairs.sort_unstable();
+        let stride = pairs.len().div_ceil(config.max_impulses.max(1)).max(1);
+        let x = current.com;
+        let frames: Vec<(Point, Vector)> = pairs
+            .iter()
+            .step_by(stride)
+            .filter_map(|&(ia, ib)| {
+                let ta = environment.mesh().triangle(ia as usize);
+                let tb = object.mesh().triangle(ib as usize).map(|p| self.pose * p);
+                let (d, on_a, on_b) = triangle_distance(&ta, &tb);
+                if d > 0.0 {
+                    Some((nalgebra::center(&on_a, &on_b), (on_b - on_a) / d))
+                } else {
+                    contact_frame(&ta, &tb, &x, current)
+                }
+            })
+            .collect();
+        apply_impulses(&frames, &self.mass, current, &config);
+        cap(&mut current.velocity, config.max_speed);
+        cap(&mut current.angular_velocity, config.max_angular_speed);
     }
 
     /// Bisection of the time of impact: `lo` admissible (the current pose), `hi`
@@ -645,8 +889,6 @@ fn impulses(
     if contacts.is_empty() {
         return;
     }
-    let r_mat = state.rotation.to_rotation_matrix().into_inner();
-    let inv_i = r_mat * Matrix3::from_diagonal(&mass.inv_inertia) * r_mat.transpose();
     // In (A, B) order, not the traversal's: the motion must not depend on the hierarchy.
     let mut contacts = contacts.to_vec();
     contacts.sort_unstable();
@@ -663,10 +905,25 @@ fn impulses(
             contact_frame(&ta, &tb, &x, state)
         })
         .collect();
-    // Sequential impulses, a few passes: one pass leaves a body wedged among several contacts
-    // with part of its approach.
+    apply_impulses(&frames, mass, state, config);
+}
+
+/// Sequential impulses at contact `frames` (point, normal into the body; world frame), a few
+/// passes: one pass leaves a body wedged among several contacts with part of its approach.
+fn apply_impulses(
+    frames: &[(Point, Vector)],
+    mass: &MassProperties,
+    state: &mut BodyState,
+    config: &DynamicsConfig,
+) {
+    if frames.is_empty() {
+        return;
+    }
+    let r_mat = state.rotation.to_rotation_matrix().into_inner();
+    let inv_i = r_mat * Matrix3::from_diagonal(&mass.inv_inertia) * r_mat.transpose();
+    let x = state.com;
     for _ in 0..IMPULSE_PASSES {
-        for (p, normal) in &frames {
+        for (p, normal) in frames {
             apply_impulse(
                 &mut state.velocity,
                 &mut state.angular_velocity,
@@ -682,6 +939,40 @@ fn impulses(
 
 /// Consecutive jammed steps after which a body comes to rest.
 const JAMMED_STEPS: u32 = 5;
+
+/// Parts of one step at most (flights, impacts and contact-skin moves); then the step ends
+/// where the body stands.
+const MAX_PARTS: usize = 32;
+
+/// Distance queries of one flight's time of impact at most; then the flight ends where it is
+/// proven clear.
+const TOI_ITERATIONS: u32 = 64;
+
+/// How far a release is pushed out at most, in body radii.
+const PUSH_REACH: f64 = 4.0;
+
+/// Why a release was refused.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+pub enum ReleaseError {
+    /// The pose interpenetrates the scenery and no translation up to `reach` frees it.
+    #[error("released inside the scenery, and no translation up to {reach:.3} m frees it: the object stays where it was")]
+    Buried {
+        /// The largest translation tried, metres.
+        reach: f64,
+    },
+}
+
+/// How a flight by conservative advancement ended.
+enum Flight {
+    /// The whole remaining motion, to this state.
+    Clear(BodyState),
+    /// Within the tolerance at this state, after this many seconds.
+    Impact(BodyState, f64),
+    /// The iteration limit: the state proven clear so far.
+    Unresolved(BodyState),
+    /// Within the tolerance where it starts: the contact branch moves it.
+    Touching,
+}
 
 /// Passes of sequential impulses over a step's contacts.
 const IMPULSE_PASSES: usize = 8;
@@ -751,7 +1042,8 @@ pub fn simulate(
         path.contacts.push(sim.report().contacts.len() as u32);
         path.queries.push(queries);
         if step + 1 < config.steps {
-            queries = sim.step(environment, object).queries;
+            let stats = sim.step(environment, object);
+            queries = stats.queries + stats.toi_queries;
         }
         progress(step + 1);
     }
@@ -953,6 +1245,7 @@ mod tests {
             penetration: 5e-4,
             toi_tolerance: 1e-4,
             max_substeps: 4,
+            contact_skin: 5e-3,
         };
         // Head-on contact under the centre: the body bounces with half its speed, no spin.
         let mut v = Vector::new(0.0, -2.0, 0.0);

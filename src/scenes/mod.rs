@@ -155,6 +155,7 @@ impl SceneSpec {
             penetration: 5e-4,
             toi_tolerance: 1e-4,
             max_substeps: 4,
+            contact_skin: 5e-3,
         }
     }
 
@@ -215,16 +216,17 @@ impl SceneSpec {
                 restitution: 0.5,
                 ..base
             },
-            // Chosen among 48 random starts for a path whose per-step work is near the
-            // paper's (Table 3): the torus lands over the stalagmite, bounces on teeth and
-            // comes to rest around it.
+            // Chosen among 48 random starts, then among 60 nearby ones for the engine with
+            // conservative advancement, for a path whose per-step work is near the paper's
+            // (Table 3): the torus lands over the stalagmite, bounces on teeth and comes to
+            // rest around it.
             start: Isometry::from_parts(
-                Vector::new(0.525, 3.2, 0.117).into(),
+                Vector::new(0.558, 3.2, 0.086).into(),
                 UnitQuaternion::from_euler_angles(-0.317, -2.075, 0.408),
             ),
             start_escape: Vector::y(),
-            v0: Vector::new(-0.301, 0.0, -0.372),
-            w0: Vector::new(0.0, 0.836, 0.0),
+            v0: Vector::new(-0.283, 0.0, -0.396),
+            w0: Vector::new(0.0, 0.8, 0.0),
             paper: PaperRow {
                 environment_triangles: 98_000,
                 object_triangles: 20_000,
