@@ -42,6 +42,9 @@ pub struct CurveSettings {
     pub show: bool,
     /// Contact pairs intersected per frame at most (the rest are counted, not drawn).
     pub max_pairs: usize,
+    /// In simulate mode, draw the last impact's contact normals (arrows from the scenery into
+    /// the body, where its impulses acted).
+    pub impact_normals: bool,
 }
 
 impl Default for CurveSettings {
@@ -49,6 +52,7 @@ impl Default for CurveSettings {
         Self {
             show: true,
             max_pairs: 20_000,
+            impact_normals: true,
         }
     }
 }
@@ -235,8 +239,15 @@ pub(super) fn warm_pipelines<G: GizmoConfigGroup>(
     }
 }
 
+/// The colour of the impact normals' arrows.
+pub const IMPACT_NORMAL: Color = Color::srgb(1.0, 0.85, 0.1);
+
+#[allow(clippy::too_many_arguments)]
 fn draw_curves(
     curves: Res<ContactCurves>,
+    settings: Res<CurveSettings>,
+    simulator: Option<Res<super::simulate::Simulator>>,
+    scene: Res<CollisionScene>,
     camera: Query<SceneCamera, With<super::camera::ViewCamera>>,
     mut gizmos: Gizmos<CurveGizmos>,
     mut work: ResMut<FrameWork>,
@@ -266,6 +277,16 @@ fn draw_curves(
     }
     for p in &curves.points {
         ring(&mut gizmos, v3(p));
+    }
+    if settings.impact_normals
+        && let Some(sim) = simulator
+    {
+        let length = 0.3 * scene.obj.radius();
+        for (p, n) in sim.impact() {
+            let at = scene.env.pose * p;
+            let tip = at + scene.env.pose.rotation * n * length;
+            gizmos.arrow(v3(&at), v3(&tip), IMPACT_NORMAL);
+        }
     }
     work.add(Stage::Curves, t);
 }

@@ -45,9 +45,13 @@ impl Stage {
 pub struct EngineWork {
     /// Time steps taken.
     pub steps: u32,
-    /// All-contacts queries: one per step at the end pose, plus the time-of-impact bisections'
-    /// and the impacts' complete queries.
+    /// Contact queries: each part's end pose, the bisections' probes and the impacts'
+    /// complete and tolerance queries.
     pub queries: u32,
+    /// Distance queries of the time-of-impact searches (conservative advancement steps).
+    pub toi_queries: u32,
+    /// Microseconds in the time-of-impact searches.
+    pub toi_micros: f64,
     /// Impacts cut back by a time of impact.
     pub impacts: u32,
     /// Box tests over the engine's queries.

@@ -30,6 +30,10 @@ pub const MAX_STEPS_PER_FRAME: u32 = 2;
 /// The drag's velocity is estimated over this much of its end, seconds.
 pub const THROW_WINDOW: f64 = 0.1;
 
+/// The speed caps after a throw (m/s, rad/s): far above the scenes' own, since the engine flies
+/// by conservative advancement and no speed lets a body through a wall.
+pub const THROW_MAX_SPEED: (f64, f64) = (500.0, 60.0);
+
 /// Where and how a simulation starts.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SimStart {
@@ -59,6 +63,10 @@ pub struct Simulator {
     pub fell_away: bool,
     /// The velocities of the last throw (linear m/s, angular rad/s; environment frame).
     pub last_throw: Option<(Vector, Vector)>,
+    /// What the last release did: pushed out of the scenery, or refused (why).
+    pub release_note: Option<String>,
+    /// Draw the last impact's contact normals.
+    pub show_normals: bool,
     /// Simulated seconds since the last start.
     pub sim_time: f64,
 }
@@ -72,6 +80,14 @@ impl Simulator {
     /// Where the simulation starts (Reset goes back there).
     pub fn start(&self) -> Option<&SimStart> {
         self.start.as_ref()
+    }
+
+    /// The last impact's contact points and normals (environment frame), in simulate mode.
+    pub fn impact(&self) -> &[(crate::math::Point, Vector)] {
+        match &self.sim {
+            Some(sim) if self.simulating => sim.last_impact(),
+            _ => &[],
+        }
     }
 
     /// Whether the user holds the object (the simulation waits).
@@ -114,6 +130,7 @@ impl Simulator {
         let Some(start) = self.start else {
             return;
         };
+        self.release_note = None;
         self.sim = Some(Simulation::new(
             scene.env.trees.obb(),
             scene.obj.trees.obb(),
@@ -271,7 +288,15 @@ impl Simulator {
             self.fell_away = false;
             self.accumulated = 0.0;
             if let Some(sim) = self.sim.as_mut() {
-                sim.set_pose(env, obj, &rel, v, w);
+                sim.set_speed_caps(THROW_MAX_SPEED.0, THROW_MAX_SPEED.1);
+                self.release_note = match sim.set_pose(env, obj, &rel, v, w) {
+                    Ok(None) => None,
+                    Ok(Some(shift)) => Some(format!(
+                        "released inside the scenery: pushed out {:.1} mm",
+                        shift.norm() * 1e3
+                    )),
+                    Err(e) => Some(e.to_string()),
+                };
             }
             self.history.clear();
         }
@@ -310,6 +335,8 @@ impl Simulator {
                 done.steps += 1;
                 done.queries += stats.queries;
                 done.impacts += stats.impacts;
+                done.toi_queries += stats.toi_queries;
+                done.toi_micros += stats.toi_seconds * 1e6;
                 done.bv_tests += stats.bv_tests;
                 self.sim_time += dt;
             }

@@ -340,6 +340,13 @@ fn simulate_status(ui: &mut egui::Ui, p: &Panel) {
         );
         row("impacts this frame", f.impacts.to_string());
         row(
+            "time of impact",
+            format!(
+                "{} distance queries, {:.0} µs this frame",
+                f.toi_queries, f.toi_micros
+            ),
+        );
+        row(
             "engine",
             format!(
                 "{:.0} µs (median {med:.0}, p95 {p95:.0})",
@@ -348,6 +355,9 @@ fn simulate_status(ui: &mut egui::Ui, p: &Panel) {
         );
         row("simulated", format!("{:.2} s", p.simulator.sim_time));
     });
+    if let Some(note) = &p.simulator.release_note {
+        ui.small(note);
+    }
 }
 
 fn query_section(ui: &mut egui::Ui, p: &mut Panel) {
@@ -584,6 +594,10 @@ fn drawing_section(ui: &mut egui::Ui, p: &mut Panel) {
     ui.checkbox(
         &mut p.curves.show,
         "Intersection curves (green, over everything)",
+    );
+    ui.checkbox(
+        &mut p.curves.impact_normals,
+        "Impact normals in simulate mode (yellow arrows)",
     );
     if p.curves.show {
         let c = &p.contact_curves;

@@ -229,6 +229,8 @@ pub struct Simulation {
     /// Scratch reports of the time-of-impact search.
     probe: CollisionReport,
     hit: CollisionReport,
+    /// The last impact's contact frames (point, normal into the body; world frame).
+    impact: Vec<(Point, Vector)>,
     /// At rest: held by its contacts, it stays until its velocity is set again.
     asleep: bool,
     /// Consecutive steps in which the body was jammed (no impact let it move).
@@ -263,6 +265,7 @@ impl Simulation {
             report: CollisionReport::default(),
             probe: CollisionReport::default(),
             hit: CollisionReport::default(),
+            impact: Vec::new(),
             asleep: false,
             jammed: 0,
         };
@@ -396,6 +399,19 @@ impl Simulation {
     /// The motion state.
     pub fn state(&self) -> &BodyState {
         &self.state
+    }
+
+    /// The contact points and normals (world frame; the normal from the scenery into the body)
+    /// at which the impulses of the last impact acted; empty before the first.
+    pub fn last_impact(&self) -> &[(Point, Vector)] {
+        &self.impact
+    }
+
+    /// Lifts or lowers the speed caps ([`DynamicsConfig::max_speed`],
+    /// [`DynamicsConfig::max_angular_speed`]): the viewer's throws.
+    pub fn set_speed_caps(&mut self, max_speed: f64, max_angular_speed: f64) {
+        self.config.max_speed = max_speed;
+        self.config.max_angular_speed = max_angular_speed;
     }
 
     /// The body's mass properties.
@@ -662,6 +678,7 @@ impl Simulation {
             })
             .collect();
         apply_impulses(&frames, &self.mass, current, &config);
+        self.impact = frames;
         cap(&mut current.velocity, config.max_speed);
         cap(&mut current.angular_velocity, config.max_angular_speed);
     }
@@ -727,7 +744,7 @@ impl Simulation {
         stats.queries += 1;
         stats.bv_tests += self.hit.bv_tests;
         let hit = std::mem::take(&mut self.hit.contacts);
-        impulses(
+        self.impact = impulses(
             environment,
             object,
             hi_pose,
@@ -885,9 +902,9 @@ fn impulses(
     mass: &MassProperties,
     state: &mut BodyState,
     config: &DynamicsConfig,
-) {
+) -> Vec<(Point, Vector)> {
     if contacts.is_empty() {
-        return;
+        return Vec::new();
     }
     // In (A, B) order, not the traversal's: the motion must not depend on the hierarchy.
     let mut contacts = contacts.to_vec();
@@ -906,6 +923,7 @@ fn impulses(
         })
         .collect();
     apply_impulses(&frames, mass, state, config);
+    frames
 }
 
 /// Sequential impulses at contact `frames` (point, normal into the body; world frame), a few
