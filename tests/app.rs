@@ -26,7 +26,7 @@ use obbtree::query::{
     CollideWith, CollisionReport, DistanceOptions, QueryOptions, brute_force_posed, collide,
     collide_with, distance, within_pairs,
 };
-use obbtree::scenes::SceneId;
+use obbtree::scenes::{SceneId, SceneSpec};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -531,6 +531,51 @@ fn simulate_mode_drops_the_torus_onto_the_landscape_until_it_rests_without_passi
     println!(
         "torus at rest after {rested} frames ({steps} steps), at most {most} contacts per frame"
     );
+}
+
+#[test]
+fn simulate_mode_throws_the_torus_down_at_50_and_500_m_per_s_without_passing_through() {
+    for speed in [50.0, 500.0] {
+        let mut app = app_with(SceneChoice::Paper(SceneId::Torus));
+        app.insert_resource(SimulateSettings {
+            throw: Some(Vector::new(0.0, -speed, 0.0)),
+        });
+        settle(&mut app);
+        app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(20)));
+        app.world_mut()
+            .write_message(PlaybackCommand::SetMode(MotionMode::Simulate));
+        let (floor, penetration) = {
+            let scene = app.world().resource::<CollisionScene>();
+            let floor = scene.env.mesh().bounds().0.y;
+            (floor, SceneSpec::of(SceneId::Torus).dynamics.penetration)
+        };
+        let (mut impacts, mut toi_queries) = (0, 0);
+        for frame in 0..40 {
+            app.update();
+            let scene = app.world().resource::<CollisionScene>();
+            let (_, found) = crossings(scene, penetration);
+            assert!(found.is_empty(), "{speed} m/s, frame {frame}: {found:?}");
+            // Never below the landscape: a body through it would fall on under it.
+            let lowest = scene
+                .obj
+                .mesh()
+                .vertices()
+                .iter()
+                .map(|p| (scene.obj.pose * p).y)
+                .fold(f64::INFINITY, f64::min);
+            assert!(lowest > floor, "{speed} m/s, frame {frame}: at {lowest} below the landscape ({floor})");
+            let work = app.world().resource::<FrameWork>().engine;
+            impacts += work.impacts;
+            toi_queries += work.toi_queries;
+        }
+        let sim = app.world().resource::<Simulator>();
+        assert_eq!(sim.start().unwrap().velocity, Vector::new(0.0, -speed, 0.0));
+        assert!(impacts > 0 && toi_queries > 0, "{speed} m/s: {impacts} impacts, {toi_queries} distance queries");
+        // The impacts' normals are drawn where the impulses acted.
+        assert!(!sim.simulation().unwrap().last_impact().is_empty());
+        assert!(!sim.impact().is_empty(), "shown in simulate mode");
+        println!("{speed} m/s: {impacts} impacts, {toi_queries} distance queries in 40 frames");
+    }
 }
 
 #[test]

@@ -226,8 +226,8 @@ fn v3(p: &Point) -> Vec3 {
 /// compiled when the app starts, not when the first contact asks for them. Render pipelines
 /// compile in the background, and until they are ready nothing of theirs reaches the screen:
 /// under software rendering (a frame a second) a first contact's rings stayed undrawn for
-/// several seconds (the pipes path started at step 1711: its first contacts, at 1725-1726,
-/// pieces of 1.5 mm drawn as rings).
+/// several seconds (a path started 15 steps before the pipes' first contacts: those,
+/// pieces of 1.5 mm drawn as rings, did not show).
 pub(super) fn warm_pipelines<G: GizmoConfigGroup>(
     gizmos: &mut Gizmos<G>,
     at: Option<(Vec3, Quat, f32)>,

@@ -87,7 +87,10 @@ pub use scene_view::SceneViewPlugin;
 pub use self_intersection::{
     LastSelfIntersection, SELF_INTERSECTING, SelfIntersectionPlugin, SelfIntersectionSettings,
 };
-pub use simulate::{MAX_STEPS_PER_FRAME, SimStart, SimulatePlugin, Simulator, THROW_WINDOW};
+pub use simulate::{
+    MAX_STEPS_PER_FRAME, SimStart, SimulatePlugin, SimulateSettings, Simulator, THROW_MAX_SPEED,
+    THROW_WINDOW,
+};
 pub use ui::UiPlugin;
 #[cfg(target_arch = "wasm32")]
 pub use web::WebPlugin;
@@ -165,6 +168,8 @@ pub struct ViewOptions {
     pub overlay_level: Option<usize>,
     /// Start in simulate mode.
     pub simulate: bool,
+    /// In simulate mode, throw the object from its start with this velocity (m/s).
+    pub throw: Option<[f64; 3]>,
     /// Start with the three tree types side by side.
     pub compare: bool,
     /// Light the triangle pairs within this tolerance from the start.
@@ -208,6 +213,9 @@ pub fn run(options: ViewOptions) -> AppExit {
         draw: true,
     })
     .insert_resource(playback)
+    .insert_resource(SimulateSettings {
+        throw: options.throw.map(crate::math::Vector::from),
+    })
     .insert_resource(CompareSettings {
         enabled: options.compare,
     })

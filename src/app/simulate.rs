@@ -47,6 +47,15 @@ pub struct SimStart {
     pub angular_velocity: Vector,
 }
 
+/// How simulate mode starts.
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq)]
+pub struct SimulateSettings {
+    /// Throw the object from its start with this velocity (m/s, environment frame) instead of
+    /// the scene's own, with the throw's speed caps ([`THROW_MAX_SPEED`]): `obbtree view
+    /// --simulate --throw VX,VY,VZ`.
+    pub throw: Option<Vector>,
+}
+
 /// The live simulation of the loaded scene.
 #[derive(Resource, Default)]
 pub struct Simulator {
@@ -95,7 +104,7 @@ impl Simulator {
         self.held
     }
 
-    fn setup(&mut self, scene: &CollisionScene) {
+    fn setup(&mut self, scene: &CollisionScene, settings: &SimulateSettings) {
         *self = Simulator {
             generation: scene.generation,
             ..Simulator::default()
@@ -124,6 +133,11 @@ impl Simulator {
                 angular_velocity: Vector::zeros(),
             },
         });
+        if let (Some(v), Some(start)) = (settings.throw, self.start.as_mut()) {
+            start.velocity = v;
+            start.config.max_speed = start.config.max_speed.max(THROW_MAX_SPEED.0);
+            start.config.max_angular_speed = start.config.max_angular_speed.max(THROW_MAX_SPEED.1);
+        }
     }
 
     fn restart(&mut self, scene: &CollisionScene) {
@@ -169,7 +183,9 @@ pub struct SimulatePlugin;
 
 impl Plugin for SimulatePlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<Simulator>().add_systems(
+        app.init_resource::<Simulator>()
+            .init_resource::<SimulateSettings>()
+            .add_systems(
             Update,
             run_simulation
                 .in_set(FrameSet::Motion)
@@ -182,6 +198,7 @@ impl Plugin for SimulatePlugin {
 #[allow(clippy::too_many_arguments)]
 fn run_simulation(
     mut state: ResMut<Simulator>,
+    settings: Res<SimulateSettings>,
     mut scene: ResMut<CollisionScene>,
     playback: Res<Playback>,
     mut commands: MessageReader<PlaybackCommand>,
@@ -190,7 +207,7 @@ fn run_simulation(
     mut work: ResMut<FrameWork>,
 ) {
     if state.generation != scene.generation {
-        state.setup(&scene);
+        state.setup(&scene, &settings);
     }
     let simulate = playback.mode == MotionMode::Simulate && state.start.is_some();
     let entered = simulate && (!state.simulating || state.sim.is_none());

@@ -30,6 +30,10 @@ pub struct Args {
     /// Start in simulate mode: the dynamics engine moves the object from the path's start.
     #[arg(long)]
     pub simulate: bool,
+    /// With --simulate: throw the object from its start with this velocity, m/s in the
+    /// environment's frame (e.g. `--throw 0,-50,0`); speeds up to 500 m/s.
+    #[arg(long, value_delimiter = ',', num_args = 3, value_name = "VX,VY,VZ", requires = "simulate", allow_negative_numbers = true)]
+    pub throw: Option<Vec<f64>>,
     /// Start with OBB, AABB and sphere trees side by side.
     #[arg(long)]
     pub compare: bool,
@@ -79,6 +83,7 @@ pub fn run(args: Args) -> ExitCode {
         start_step: args.step,
         overlay_level: args.overlay_level,
         simulate: args.simulate,
+        throw: args.throw.as_deref().map(|v| [v[0], v[1], v[2]]),
         compare: args.compare,
         tolerance: args.tolerance,
         paused: false,
