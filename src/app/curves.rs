@@ -240,7 +240,7 @@ pub(super) fn warm_pipelines<G: GizmoConfigGroup>(
 }
 
 /// The colour of the impact normals' arrows.
-pub const IMPACT_NORMAL: Color = Color::srgb(1.0, 0.85, 0.1);
+pub const IMPACT_NORMAL: Color = Color::srgb(0.85, 0.1, 0.95);
 
 #[allow(clippy::too_many_arguments)]
 fn draw_curves(
@@ -281,7 +281,7 @@ fn draw_curves(
     if settings.impact_normals
         && let Some(sim) = simulator
     {
-        let length = 0.3 * scene.obj.radius();
+        let length = 0.6 * scene.obj.radius();
         for (p, n) in sim.impact() {
             let at = scene.env.pose * p;
             let tip = at + scene.env.pose.rotation * n * length;

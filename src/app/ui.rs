@@ -342,7 +342,7 @@ fn simulate_status(ui: &mut egui::Ui, p: &Panel) {
         row(
             "time of impact",
             format!(
-                "{} distance queries, {:.0} µs this frame",
+                "{} distance queries, {:.0} µs",
                 f.toi_queries, f.toi_micros
             ),
         );
@@ -597,7 +597,7 @@ fn drawing_section(ui: &mut egui::Ui, p: &mut Panel) {
     );
     ui.checkbox(
         &mut p.curves.impact_normals,
-        "Impact normals in simulate mode (yellow arrows)",
+        "Impact normals in simulate mode (magenta arrows)",
     );
     if p.curves.show {
         let c = &p.contact_curves;

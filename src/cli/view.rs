@@ -32,7 +32,7 @@ pub struct Args {
     pub simulate: bool,
     /// With --simulate: throw the object from its start with this velocity, m/s in the
     /// environment's frame (e.g. `--throw 0,-50,0`); speeds up to 500 m/s.
-    #[arg(long, value_delimiter = ',', num_args = 3, value_name = "VX,VY,VZ", requires = "simulate", allow_negative_numbers = true)]
+    #[arg(long, value_delimiter = ',', value_name = "VX,VY,VZ", requires = "simulate", allow_negative_numbers = true)]
     pub throw: Option<Vec<f64>>,
     /// Start with OBB, AABB and sphere trees side by side.
     #[arg(long)]
@@ -73,6 +73,14 @@ pub fn run(args: Args) -> ExitCode {
         eprintln!("error: {}", obbtree::query::ProximityError::Tolerance(t));
         return ExitCode::FAILURE;
     }
+    let throw = match args.throw.as_deref() {
+        None => None,
+        Some(&[x, y, z]) if [x, y, z].iter().all(|v| v.is_finite()) => Some([x, y, z]),
+        Some(v) => {
+            eprintln!("error: --throw takes three finite numbers VX,VY,VZ (m/s), got {v:?}");
+            return ExitCode::FAILURE;
+        }
+    };
     let exit = obbtree::app::run(ViewOptions {
         scene,
         assets: args
@@ -83,7 +91,7 @@ pub fn run(args: Args) -> ExitCode {
         start_step: args.step,
         overlay_level: args.overlay_level,
         simulate: args.simulate,
-        throw: args.throw.as_deref().map(|v| [v[0], v[1], v[2]]),
+        throw,
         compare: args.compare,
         tolerance: args.tolerance,
         paused: false,
