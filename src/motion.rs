@@ -112,7 +112,12 @@ mod tests {
     fn about_keeps_the_centre_on_its_line_and_bounds_every_point() {
         let start = Isometry::new(Vector::new(0.0, 1.0, 0.0), Vector::new(0.0, 0.0, 0.7));
         let center = Point::new(0.5, 0.25, -1.0);
-        let m = RigidMotion::about(&start, center, Vector::new(2.0, 0.0, -1.0), Vector::new(0.0, 3.0, 0.0));
+        let m = RigidMotion::about(
+            &start,
+            center,
+            Vector::new(2.0, 0.0, -1.0),
+            Vector::new(0.0, 3.0, 0.0),
+        );
         let p = Point::new(1.0, -1.0, 0.5);
         let radius = (p - center).norm();
         let bound = m.speed_bound(radius);
@@ -121,7 +126,10 @@ mod tests {
             let c = m.pose_at(t1) * center;
             assert!((c - (start * center + m.displacement * t1)).norm() < 1e-12);
             let moved = (m.pose_at(t1) * p - m.pose_at(t0) * p).norm();
-            assert!(moved <= bound * (t1 - t0) * (1.0 + 1e-12), "{moved} > {bound} / 100");
+            assert!(
+                moved <= bound * (t1 - t0) * (1.0 + 1e-12),
+                "{moved} > {bound} / 100"
+            );
         }
         // A part of the motion is the motion, rescaled.
         let part = m.part(0.25, 0.75);

@@ -76,14 +76,24 @@ fn go_to_step(app: &mut App, step: usize) {
 /// (by the library's query): it bounces on them, so not every step of its resting part does.
 fn torpedo_touching_step() -> usize {
     use obbtree::scenes::load_scene;
-    let scene = load_scene(&Path::new(env!("CARGO_MANIFEST_DIR")).join("assets"), SceneId::Torpedo).unwrap();
+    let scene = load_scene(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("assets"),
+        SceneId::Torpedo,
+    )
+    .unwrap();
     let env = Bvh::<Obb>::build(scene.environment.clone(), &BuildOptions::default());
     let obj = Bvh::<Obb>::build(scene.object.clone(), &BuildOptions::default());
     (1200..scene.path.len())
         .find(|&k| {
             let pose = scene.path[k].pose_ab;
-            obbtree::query::collide(&env, &Isometry::identity(), &obj, &pose, &Default::default())
-                .colliding()
+            obbtree::query::collide(
+                &env,
+                &Isometry::identity(),
+                &obj,
+                &pose,
+                &Default::default(),
+            )
+            .colliding()
         })
         .expect("the torpedo touches its rollers after step 1200")
 }
@@ -541,7 +551,9 @@ fn simulate_mode_throws_the_torus_down_at_50_and_500_m_per_s_without_passing_thr
             throw: Some(Vector::new(0.0, -speed, 0.0)),
         });
         settle(&mut app);
-        app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(20)));
+        app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(
+            20,
+        )));
         app.world_mut()
             .write_message(PlaybackCommand::SetMode(MotionMode::Simulate));
         let (floor, penetration) = {
@@ -563,14 +575,20 @@ fn simulate_mode_throws_the_torus_down_at_50_and_500_m_per_s_without_passing_thr
                 .iter()
                 .map(|p| (scene.obj.pose * p).y)
                 .fold(f64::INFINITY, f64::min);
-            assert!(lowest > floor, "{speed} m/s, frame {frame}: at {lowest} below the landscape ({floor})");
+            assert!(
+                lowest > floor,
+                "{speed} m/s, frame {frame}: at {lowest} below the landscape ({floor})"
+            );
             let work = app.world().resource::<FrameWork>().engine;
             impacts += work.impacts;
             toi_queries += work.toi_queries;
         }
         let sim = app.world().resource::<Simulator>();
         assert_eq!(sim.start().unwrap().velocity, Vector::new(0.0, -speed, 0.0));
-        assert!(impacts > 0 && toi_queries > 0, "{speed} m/s: {impacts} impacts, {toi_queries} distance queries");
+        assert!(
+            impacts > 0 && toi_queries > 0,
+            "{speed} m/s: {impacts} impacts, {toi_queries} distance queries"
+        );
         // The impacts' normals are drawn where the impulses acted.
         assert!(!sim.simulation().unwrap().last_impact().is_empty());
         assert!(!sim.impact().is_empty(), "shown in simulate mode");

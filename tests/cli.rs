@@ -453,7 +453,12 @@ fn toi_lines_match_the_library() {
     let mut text = String::from("# start pose, end pose (B in A's frame)\n");
     for w in poses.chunks(2) {
         let (s, e) = (&w[0], &w[1]);
-        let f = |v: &[f64]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ");
+        let f = |v: &[f64]| {
+            v.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         let mut s = s.clone();
         s[4] += 8.0;
         text += &format!("{}  {}\n", f(&s), f(e));
@@ -463,10 +468,11 @@ fn toi_lines_match_the_library() {
     let (t, m) = (teapot.to_str().unwrap(), motions_file.to_str().unwrap());
     let tree = ObbTree::build(load_obj(&teapot).unwrap(), &BuildOptions::default());
     let motions = read_motions(m).unwrap();
-    let out: Vec<serde_json::Value> = run(&["toi", t, t, "--motions", m, "--tolerance", "0.01", "--json"])
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let out: Vec<serde_json::Value> =
+        run(&["toi", t, t, "--motions", m, "--tolerance", "0.01", "--json"])
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
     assert_eq!(out.len(), motions.len() + 1);
     let mut impacts = 0;
     for (i, (line, motion)) in out.iter().zip(&motions).enumerate() {
@@ -485,7 +491,8 @@ fn toi_lines_match_the_library() {
                 impacts += 1;
                 assert_eq!(line["outcome"], "impact");
                 assert!((line["toi"].as_f64().unwrap() - hit.toi).abs() <= 2.0 * f64::EPSILON);
-                let triangles: [u32; 2] = serde_json::from_value(line["triangles"].clone()).unwrap();
+                let triangles: [u32; 2] =
+                    serde_json::from_value(line["triangles"].clone()).unwrap();
                 assert_eq!(triangles, [hit.triangles.0, hit.triangles.1]);
             }
             ToiOutcome::Clear => {
@@ -496,7 +503,10 @@ fn toi_lines_match_the_library() {
         }
     }
     assert_eq!(out[motions.len()]["summary"]["impacts"], impacts);
-    assert!(impacts >= 5, "most motions end inside the teapot: {impacts}");
+    assert!(
+        impacts >= 5,
+        "most motions end inside the teapot: {impacts}"
+    );
     // A line of 13 numbers, a tolerance of 0: errors naming what.
     let bad_file = temp_file("toi_bad.txt", "1 0 0 0 0 0 0  1 0 0 0 0 0\n");
     let bad = Command::new(env!("CARGO_BIN_EXE_obbtree"))
@@ -505,13 +515,21 @@ fn toi_lines_match_the_library() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(1));
     let msg = String::from_utf8_lossy(&bad.stderr);
-    assert!(msg.contains("toi_bad.txt:1: expected 14 numbers (2 poses of qw qx qy qz tx ty tz), found 13"), "{msg}");
+    assert!(
+        msg.contains(
+            "toi_bad.txt:1: expected 14 numbers (2 poses of qw qx qy qz tx ty tz), found 13"
+        ),
+        "{msg}"
+    );
     let bad = Command::new(env!("CARGO_BIN_EXE_obbtree"))
         .args(["toi", t, t, "--motions", m, "--tolerance", "0"])
         .output()
         .unwrap();
     assert_eq!(bad.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("tolerance 0 is not a finite positive distance"));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr)
+            .contains("tolerance 0 is not a finite positive distance")
+    );
 }
 
 /// `collide --normals`: each contact's normal, in the order of the contacts, as the library's.
@@ -531,16 +549,33 @@ fn collide_normals_match_the_library() {
     for (line, pose) in out.iter().zip(&parsed) {
         let (rot, pos) = obbtree::math::relative_parts(&Isometry::identity(), &pose.pose_ab);
         let mut r = CollisionReport::default();
-        let options = QueryOptions { normals: true, ..QueryOptions::default() };
-        collide_with(&tree, &tree, &rot, &pos, &options, CollideWith::default(), &mut r);
+        let options = QueryOptions {
+            normals: true,
+            ..QueryOptions::default()
+        };
+        collide_with(
+            &tree,
+            &tree,
+            &rot,
+            &pos,
+            &options,
+            CollideWith::default(),
+            &mut r,
+        );
         let mut expected: Vec<_> = r.contacts.iter().zip(&r.normals).collect();
         expected.sort_by_key(|(c, _)| **c);
         let normals = line["normals"].as_array().unwrap();
         assert_eq!(normals.len(), expected.len());
         for (got, (_, n)) in normals.iter().zip(expected) {
             let n = n.unwrap();
-            for (k, want) in [n.normal.x, n.normal.y, n.normal.z, n.depth].into_iter().enumerate() {
-                assert!((got[k].as_f64().unwrap() - want).abs() <= 2.0 * f64::EPSILON * want.abs().max(1e-300));
+            for (k, want) in [n.normal.x, n.normal.y, n.normal.z, n.depth]
+                .into_iter()
+                .enumerate()
+            {
+                assert!(
+                    (got[k].as_f64().unwrap() - want).abs()
+                        <= 2.0 * f64::EPSILON * want.abs().max(1e-300)
+                );
             }
             checked += 1;
         }

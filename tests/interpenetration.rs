@@ -34,7 +34,11 @@ fn assets() -> std::path::PathBuf {
 }
 
 /// (steps checked, contact pairs checked, crossings found) of a path of the scene's object.
-fn check_poses(scene: &scenes::Scene, id: SceneId, poses: &[Isometry]) -> (usize, u64, Vec<String>) {
+fn check_poses(
+    scene: &scenes::Scene,
+    id: SceneId,
+    poses: &[Isometry],
+) -> (usize, u64, Vec<String>) {
     let config: DynamicsConfig = SceneSpec::of(id).dynamics;
     let env = ObbTree::build(scene.environment.clone(), &BuildOptions::default());
     let obj = ObbTree::build(scene.object.clone(), &BuildOptions::default());
@@ -285,7 +289,10 @@ fn a_body_thrown_at_a_one_triangle_wall_never_passes_through_at_50_or_500_m_per_
     use obbtree::scenes::dynamics::{Gravity, Simulation};
     let env = ObbTree::build(sheets(0, 1.0), &BuildOptions::default());
     let (bv, bf) = cube([0.0, 0.0, 0.0], 0.05);
-    let obj = ObbTree::build(TriMesh::new(bv, bf, "box").unwrap(), &BuildOptions::default());
+    let obj = ObbTree::build(
+        TriMesh::new(bv, bf, "box").unwrap(),
+        &BuildOptions::default(),
+    );
     let config = DynamicsConfig {
         dt: 1.0 / 60.0,
         steps: 120,
@@ -297,18 +304,40 @@ fn a_body_thrown_at_a_one_triangle_wall_never_passes_through_at_50_or_500_m_per_
     };
     for speed in [50.0, 500.0] {
         let start = Isometry::new(Vector::new(-1.0, 0.3, -0.2), Vector::new(0.2, 0.4, 0.1));
-        let mut sim = Simulation::new(&env, &obj, &start, Vector::new(speed, 0.0, 0.0), Vector::new(0.0, 20.0, 7.0), &config);
+        let mut sim = Simulation::new(
+            &env,
+            &obj,
+            &start,
+            Vector::new(speed, 0.0, 0.0),
+            Vector::new(0.0, 20.0, 7.0),
+            &config,
+        );
         let mut nearest = f64::INFINITY;
         for step in 0..config.steps {
             sim.step(&env, &obj);
             let pose = *sim.pose();
-            let front = obj.mesh().vertices().iter().map(|p| (pose * p).x).fold(f64::NEG_INFINITY, f64::max);
-            assert!(front <= config.penetration, "{speed} m/s, step {step}: a corner {front} m behind the wall");
+            let front = obj
+                .mesh()
+                .vertices()
+                .iter()
+                .map(|p| (pose * p).x)
+                .fold(f64::NEG_INFINITY, f64::max);
+            assert!(
+                front <= config.penetration,
+                "{speed} m/s, step {step}: a corner {front} m behind the wall"
+            );
             nearest = nearest.min(-front);
         }
         // It reached the wall and came back from it.
-        assert!(nearest <= config.toi_tolerance, "{speed} m/s: it never reached the wall ({nearest} m)");
-        assert!(sim.state().velocity.x < 0.0, "{speed} m/s: it bounced back ({})", sim.state().velocity);
+        assert!(
+            nearest <= config.toi_tolerance,
+            "{speed} m/s: it never reached the wall ({nearest} m)"
+        );
+        assert!(
+            sim.state().velocity.x < 0.0,
+            "{speed} m/s: it bounced back ({})",
+            sim.state().velocity
+        );
     }
 }
 
@@ -326,14 +355,42 @@ fn a_torus_released_through_the_landscape_is_pushed_out_and_a_buried_box_is_refu
     // Dragged 8 cm down into the landscape and let go.
     let mut inside = rest;
     inside.translation.vector.y -= 0.08;
-    let deep = |sim: &Simulation| interpenetrates(env.mesh(), obj.mesh(), sim.pose(), &sim.report().contacts, config.penetration);
+    let deep = |sim: &Simulation| {
+        interpenetrates(
+            env.mesh(),
+            obj.mesh(),
+            sim.pose(),
+            &sim.report().contacts,
+            config.penetration,
+        )
+    };
     {
         let mut probe = CollisionReport::default();
         let (rot, pos) = relative_parts(&Isometry::identity(), &inside);
-        collide_with(&env, &obj, &rot, &pos, &QueryOptions::default(), CollideWith::default(), &mut probe);
-        assert!(interpenetrates(env.mesh(), obj.mesh(), &inside, &probe.contacts, config.penetration), "the release pose is inside");
+        collide_with(
+            &env,
+            &obj,
+            &rot,
+            &pos,
+            &QueryOptions::default(),
+            CollideWith::default(),
+            &mut probe,
+        );
+        assert!(
+            interpenetrates(
+                env.mesh(),
+                obj.mesh(),
+                &inside,
+                &probe.contacts,
+                config.penetration
+            ),
+            "the release pose is inside"
+        );
     }
-    let shift = sim.set_pose(&env, &obj, &inside, Vector::zeros(), Vector::zeros()).unwrap().expect("pushed out");
+    let shift = sim
+        .set_pose(&env, &obj, &inside, Vector::zeros(), Vector::zeros())
+        .unwrap()
+        .expect("pushed out");
     assert!(!deep(&sim), "pushed out to an admissible pose");
     assert!(shift.norm() <= 0.2, "by a short translation ({shift})");
     for step in 0..600 {
@@ -345,12 +402,17 @@ fn a_torus_released_through_the_landscape_is_pushed_out_and_a_buried_box_is_refu
     // A box among sheets 4 cm apart is pierced wherever it moves within reach: refused.
     let env = ObbTree::build(sheets(40, 0.04), &BuildOptions::default());
     let (bv, bf) = cube([0.0, 0.0, 0.0], 0.05);
-    let obj = ObbTree::build(TriMesh::new(bv, bf, "box").unwrap(), &BuildOptions::default());
+    let obj = ObbTree::build(
+        TriMesh::new(bv, bf, "box").unwrap(),
+        &BuildOptions::default(),
+    );
     let free = Isometry::translation(-3.0, 0.0, 0.0);
     let mut sim = Simulation::new(&env, &obj, &free, Vector::zeros(), Vector::zeros(), &config);
     let before = *sim.pose();
     let buried = Isometry::translation(0.01, 0.0, 0.0);
-    let err = sim.set_pose(&env, &obj, &buried, Vector::zeros(), Vector::zeros()).unwrap_err();
+    let err = sim
+        .set_pose(&env, &obj, &buried, Vector::zeros(), Vector::zeros())
+        .unwrap_err();
     assert!(matches!(err, ReleaseError::Buried { .. }), "{err}");
     assert!(err.to_string().contains("stays where it was"), "{err}");
     assert_eq!(*sim.pose(), before, "the box stays where it was");

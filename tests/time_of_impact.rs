@@ -39,13 +39,24 @@ impl Rng {
 }
 
 fn parts(pose: &Isometry) -> (obbtree::math::Matrix3, Vector) {
-    (pose.rotation.to_rotation_matrix().into_inner(), pose.translation.vector)
+    (
+        pose.rotation.to_rotation_matrix().into_inner(),
+        pose.translation.vector,
+    )
 }
 
 fn touching<B: obbtree::bv::BoundingVolume>(a: &Bvh<B>, b: &Bvh<B>, pose: &Isometry) -> bool {
     let (rot, pos) = parts(pose);
     let mut r = CollisionReport::default();
-    collide_with(a, b, &rot, &pos, &QueryOptions::first_contact(), CollideWith::default(), &mut r);
+    collide_with(
+        a,
+        b,
+        &rot,
+        &pos,
+        &QueryOptions::first_contact(),
+        CollideWith::default(),
+        &mut r,
+    );
     r.colliding()
 }
 
@@ -53,7 +64,9 @@ fn touching<B: obbtree::bv::BoundingVolume>(a: &Bvh<B>, b: &Bvh<B>, pose: &Isome
 /// impact walks.
 fn aabb_distance(a: &Bvh<Aabb>, b: &Bvh<Aabb>, pose: &Isometry) -> Real {
     let (rot, pos) = parts(pose);
-    distance_with(a, b, &rot, &pos, &DistanceOptions::default()).unwrap().distance
+    distance_with(a, b, &rot, &pos, &DistanceOptions::default())
+        .unwrap()
+        .distance
 }
 
 /// A square sheet one triangle thick in the plane x = 0, 4 m on a side.
@@ -75,7 +88,12 @@ fn pebble() -> TriMesh {
         Point::new(-0.05, 0.05, -0.05),
         Point::new(0.05, -0.05, -0.05),
     ];
-    TriMesh::new(v, vec![[0, 1, 2], [0, 3, 1], [0, 2, 3], [1, 3, 2]], "pebble").unwrap()
+    TriMesh::new(
+        v,
+        vec![[0, 1, 2], [0, 3, 1], [0, 2, 3], [1, 3, 2]],
+        "pebble",
+    )
+    .unwrap()
 }
 
 #[test]
@@ -94,7 +112,10 @@ fn a_throw_through_a_one_triangle_wall_stops_on_its_side_at_any_speed() {
                 Vector::new(speed * dt, 0.0, 0.0),
                 Vector::new(0.0, spin * dt, spin * dt),
             );
-            assert!(motion.pose_at(1.0).translation.vector.x > 0.3, "the end is behind the wall");
+            assert!(
+                motion.pose_at(1.0).translation.vector.x > 0.3,
+                "the end is behind the wall"
+            );
             let report = time_of_impact(&a, &b, &motion, &ToiOptions::new(tol)).unwrap();
             let ToiOutcome::Impact(hit) = report.outcome else {
                 panic!("{speed} m/s, spin {spin}: {:?}", report.outcome);
@@ -106,15 +127,26 @@ fn a_throw_through_a_one_triangle_wall_stops_on_its_side_at_any_speed() {
                 .iter()
                 .map(|p| (hit.pose * p).x)
                 .fold(f64::NEG_INFINITY, f64::max);
-            assert!(farthest < 0.0 && farthest >= -tol, "{speed} m/s: nearest corner at x = {farthest}");
-            assert!(hit.distance <= tol && hit.distance >= 0.5 * tol - 1e-12, "{}", hit.distance);
+            assert!(
+                farthest < 0.0 && farthest >= -tol,
+                "{speed} m/s: nearest corner at x = {farthest}"
+            );
+            assert!(
+                hit.distance <= tol && hit.distance >= 0.5 * tol - 1e-12,
+                "{}",
+                hit.distance
+            );
             // The normal points from the wall to the pebble: −x.
             let n = hit.normal.unwrap();
             assert!((n - Vector::new(-1.0, 0.0, 0.0)).norm() < 1e-6, "{n}");
             // Dense sampling finds no contact before it.
             for k in 0..=10_000 {
                 let t = hit.toi * k as f64 / 10_000.0;
-                assert!(!touching(&a, &b, &motion.pose_at(t)), "contact at {t} < {}", hit.toi);
+                assert!(
+                    !touching(&a, &b, &motion.pose_at(t)),
+                    "contact at {t} < {}",
+                    hit.toi
+                );
             }
         }
     }
@@ -122,7 +154,12 @@ fn a_throw_through_a_one_triangle_wall_stops_on_its_side_at_any_speed() {
 
 /// Random motions of `b` against `a` that pass close by or through it, against 10,000 sampled
 /// poses each. Returns (motions, impacts, clear, sampled poses).
-fn sampled_oracle(mesh_a: TriMesh, mesh_b: TriMesh, motions: usize, seed: u64) -> (usize, usize, usize, usize) {
+fn sampled_oracle(
+    mesh_a: TriMesh,
+    mesh_b: TriMesh,
+    motions: usize,
+    seed: u64,
+) -> (usize, usize, usize, usize) {
     let (lo, hi) = mesh_a.bounds();
     let size = (hi - lo).norm();
     let center = nalgebra::center(&lo, &hi);
@@ -158,23 +195,40 @@ fn sampled_oracle(mesh_a: TriMesh, mesh_b: TriMesh, motions: usize, seed: u64) -
             ToiOutcome::Impact(hit) => {
                 impacts += 1;
                 if let Some(tc) = first_contact {
-                    assert!(hit.toi <= tc, "motion {m}: toi {} after the first sampled contact {tc}", hit.toi);
+                    assert!(
+                        hit.toi <= tc,
+                        "motion {m}: toi {} after the first sampled contact {tc}",
+                        hit.toi
+                    );
                 }
                 let d = aabb_distance(&aa, &ab, &hit.pose);
-                assert!(d <= tol, "motion {m}: {d} apart at the impact, tolerance {tol}");
+                assert!(
+                    d <= tol,
+                    "motion {m}: {d} apart at the impact, tolerance {tol}"
+                );
                 // Before the impact, never closer than τ/2: every 100th sample checked.
                 for k in (0..10_000).step_by(100) {
                     let t = hit.toi * k as f64 / 10_000.0;
                     let d = aabb_distance(&aa, &ab, &motion.pose_at(t));
-                    assert!(d >= 0.5 * tol * (1.0 - 1e-9), "motion {m}: {d} apart at {t} < toi {}", hit.toi);
+                    assert!(
+                        d >= 0.5 * tol * (1.0 - 1e-9),
+                        "motion {m}: {d} apart at {t} < toi {}",
+                        hit.toi
+                    );
                 }
             }
             ToiOutcome::Clear => {
                 clear += 1;
-                assert_eq!(first_contact, None, "motion {m}: clear, but a sampled contact");
+                assert_eq!(
+                    first_contact, None,
+                    "motion {m}: clear, but a sampled contact"
+                );
                 for k in (0..=10_000).step_by(100) {
                     let d = aabb_distance(&aa, &ab, &motion.pose_at(k as f64 / 10_000.0));
-                    assert!(d >= 0.5 * tol * (1.0 - 1e-9), "motion {m}: clear but {d} apart");
+                    assert!(
+                        d >= 0.5 * tol * (1.0 - 1e-9),
+                        "motion {m}: clear but {d} apart"
+                    );
                 }
             }
             ToiOutcome::Unresolved { reached } => panic!("motion {m}: unresolved at {reached}"),
@@ -209,7 +263,10 @@ fn a_start_within_the_tolerance_is_an_impact_at_zero_and_bad_requests_are_typed_
     assert_eq!(r.toi(), Some(0.0));
     assert_eq!(r.distance_queries, 1);
     // Moving away from far off: clear after the advancement's steps, the whole motion safe.
-    let away = RigidMotion::between(&Isometry::translation(-1.0, 0.0, 0.0), &Isometry::translation(-3.0, 0.0, 0.0));
+    let away = RigidMotion::between(
+        &Isometry::translation(-1.0, 0.0, 0.0),
+        &Isometry::translation(-3.0, 0.0, 0.0),
+    );
     let r = time_of_impact(&a, &b, &away, &ToiOptions::new(1e-3)).unwrap();
     assert_eq!(r.outcome, ToiOutcome::Clear);
     assert_eq!(r.safe_until(), 1.0);
@@ -219,7 +276,10 @@ fn a_start_within_the_tolerance_is_an_impact_at_zero_and_bad_requests_are_typed_
         &Isometry::translation(-0.0512, -1.5, 0.0),
         &Isometry::translation(-0.0512, 1.5, 0.0),
     );
-    let options = ToiOptions { max_iterations: 5, ..ToiOptions::new(1e-3) };
+    let options = ToiOptions {
+        max_iterations: 5,
+        ..ToiOptions::new(1e-3)
+    };
     match time_of_impact(&a, &b, &graze, &options).unwrap().outcome {
         ToiOutcome::Unresolved { reached } => {
             // Five steps of (1.2 τ − τ/2) / (3 m per unit of t).
@@ -227,7 +287,10 @@ fn a_start_within_the_tolerance_is_an_impact_at_zero_and_bad_requests_are_typed_
         }
         other => panic!("{other:?}"),
     }
-    let options = ToiOptions { max_iterations: 10_000, ..ToiOptions::new(1e-3) };
+    let options = ToiOptions {
+        max_iterations: 10_000,
+        ..ToiOptions::new(1e-3)
+    };
     let r = time_of_impact(&a, &b, &graze, &options).unwrap();
     assert_eq!(r.outcome, ToiOutcome::Clear);
     assert_eq!(r.distance_queries, (3.0f64 / 0.7e-3).ceil() as u32 + 1);
@@ -237,11 +300,20 @@ fn a_start_within_the_tolerance_is_an_impact_at_zero_and_bad_requests_are_typed_
             Err(ToiError::Tolerance(_))
         ));
     }
-    let rel = ToiOptions { rel_err: 1.0, ..ToiOptions::new(1e-3) };
-    assert_eq!(time_of_impact(&a, &b, &motion, &rel), Err(ToiError::RelativeError(1.0)));
+    let rel = ToiOptions {
+        rel_err: 1.0,
+        ..ToiOptions::new(1e-3)
+    };
+    assert_eq!(
+        time_of_impact(&a, &b, &motion, &rel),
+        Err(ToiError::RelativeError(1.0))
+    );
     let mut nan = motion;
     nan.displacement.x = f64::NAN;
-    assert_eq!(time_of_impact(&a, &b, &nan, &ToiOptions::new(1e-3)), Err(ToiError::Motion));
+    assert_eq!(
+        time_of_impact(&a, &b, &nan, &ToiOptions::new(1e-3)),
+        Err(ToiError::Motion)
+    );
 }
 
 /// The least translation along `u` that leaves `q` not intersecting `p` (exact test), by
@@ -272,7 +344,10 @@ fn contact_normals_are_the_least_separating_translations_of_the_contacts() {
     let size = (hi - lo).norm();
     let mut rng = Rng(0xc0ffee);
     let (mut checked, mut deep, mut faces, mut edges) = (0, 0, 0, 0);
-    let options = QueryOptions { normals: true, ..QueryOptions::default() };
+    let options = QueryOptions {
+        normals: true,
+        ..QueryOptions::default()
+    };
     for _ in 0..40 {
         let pose = Isometry::from_parts((rng.unit() * size * 0.3).into(), rng.rotation());
         let (rot, pos) = parts(&pose);
@@ -281,18 +356,57 @@ fn contact_normals_are_the_least_separating_translations_of_the_contacts() {
         assert_eq!(r.normals.len(), r.contacts.len());
         // The same normals on the parallel walk and without them none.
         let mut par = CollisionReport::default();
-        collide_with(&a, &b, &rot, &pos, &options, CollideWith::parallel(), &mut par);
-        let mut x: Vec<_> = r.contacts.iter().zip(&r.normals).map(|(c, n)| (*c, n.map(|n| n.normal.iter().map(|v| v.to_bits()).collect::<Vec<_>>()))).collect();
-        let mut y: Vec<_> = par.contacts.iter().zip(&par.normals).map(|(c, n)| (*c, n.map(|n| n.normal.iter().map(|v| v.to_bits()).collect::<Vec<_>>()))).collect();
+        collide_with(
+            &a,
+            &b,
+            &rot,
+            &pos,
+            &options,
+            CollideWith::parallel(),
+            &mut par,
+        );
+        let mut x: Vec<_> = r
+            .contacts
+            .iter()
+            .zip(&r.normals)
+            .map(|(c, n)| {
+                (
+                    *c,
+                    n.map(|n| n.normal.iter().map(|v| v.to_bits()).collect::<Vec<_>>()),
+                )
+            })
+            .collect();
+        let mut y: Vec<_> = par
+            .contacts
+            .iter()
+            .zip(&par.normals)
+            .map(|(c, n)| {
+                (
+                    *c,
+                    n.map(|n| n.normal.iter().map(|v| v.to_bits()).collect::<Vec<_>>()),
+                )
+            })
+            .collect();
         x.sort();
         y.sort();
         assert_eq!(x, y);
         let mut plain = CollisionReport::default();
-        collide_with(&a, &b, &rot, &pos, &QueryOptions::default(), CollideWith::default(), &mut plain);
+        collide_with(
+            &a,
+            &b,
+            &rot,
+            &pos,
+            &QueryOptions::default(),
+            CollideWith::default(),
+            &mut plain,
+        );
         assert!(plain.normals.is_empty());
         for (&(ia, ib), n) in r.contacts.iter().zip(&r.normals).take(10) {
             let p = a.mesh().triangle(ia as usize);
-            let q = b.mesh().triangle(ib as usize).map(|x| obbtree::math::transform_point(&rot, &pos, &x));
+            let q = b
+                .mesh()
+                .triangle(ib as usize)
+                .map(|x| obbtree::math::transform_point(&rot, &pos, &x));
             let n = n.expect("the bunny's triangles have area");
             assert!((n.normal.norm() - 1.0).abs() < 1e-12);
             match n.feature {
@@ -302,12 +416,19 @@ fn contact_normals_are_the_least_separating_translations_of_the_contacts() {
             // Moving B by the depth (and a hair) along the normal separates the pair ...
             let hair = 1e-9 * size;
             let beyond = separation_along(&p, &q, &n.normal, n.depth + hair);
-            assert!(beyond <= n.depth + hair, "pair ({ia}, {ib}): {n:?} does not separate");
+            assert!(
+                beyond <= n.depth + hair,
+                "pair ({ia}, {ib}): {n:?} does not separate"
+            );
             // ... and no direction separates it with less (100 random directions, exact test).
             for _ in 0..100 {
                 let u = rng.unit();
                 let s = separation_along(&p, &q, &u, 2.0 * size);
-                assert!(s >= n.depth - hair, "pair ({ia}, {ib}): {s} along {u} < depth {}", n.depth);
+                assert!(
+                    s >= n.depth - hair,
+                    "pair ({ia}, {ib}): {s} along {u} < depth {}",
+                    n.depth
+                );
             }
             // Swapping the triangles flips the normal, the same depth.
             let swapped = contact_normal(&q, &p).unwrap();
@@ -316,8 +437,13 @@ fn contact_normals_are_the_least_separating_translations_of_the_contacts() {
             checked += 1;
         }
     }
-    eprintln!("contact normals: {checked} checked, {deep} interpenetrating, {faces} face, {edges} edge–edge");
-    assert!(checked >= 200 && deep >= 50, "{checked} checked, {deep} deep");
+    eprintln!(
+        "contact normals: {checked} checked, {deep} interpenetrating, {faces} face, {edges} edge–edge"
+    );
+    assert!(
+        checked >= 200 && deep >= 50,
+        "{checked} checked, {deep} deep"
+    );
 }
 
 #[test]

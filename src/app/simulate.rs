@@ -186,12 +186,12 @@ impl Plugin for SimulatePlugin {
         app.init_resource::<Simulator>()
             .init_resource::<SimulateSettings>()
             .add_systems(
-            Update,
-            run_simulation
-                .in_set(FrameSet::Motion)
-                .after(MotionSystems)
-                .run_if(resource_exists::<CollisionScene>),
-        );
+                Update,
+                run_simulation
+                    .in_set(FrameSet::Motion)
+                    .after(MotionSystems)
+                    .run_if(resource_exists::<CollisionScene>),
+            );
     }
 }
 

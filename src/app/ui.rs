@@ -341,10 +341,7 @@ fn simulate_status(ui: &mut egui::Ui, p: &Panel) {
         row("impacts this frame", f.impacts.to_string());
         row(
             "time of impact",
-            format!(
-                "{} distance queries, {:.0} µs",
-                f.toi_queries, f.toi_micros
-            ),
+            format!("{} distance queries, {:.0} µs", f.toi_queries, f.toi_micros),
         );
         row(
             "engine",

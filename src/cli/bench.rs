@@ -99,7 +99,11 @@ pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// `bench --simulate`: the engine's time per step and per frame (two steps) on the scene.
-fn simulate(scene: &scenes::Scene, id: SceneId, json: bool) -> Result<(), Box<dyn std::error::Error>> {
+fn simulate(
+    scene: &scenes::Scene,
+    id: SceneId,
+    json: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
     use obbtree::scenes::SceneSpec;
     use obbtree::scenes::dynamics::Simulation;
     use obbtree::timing::{median, timed};
@@ -127,10 +131,13 @@ fn simulate(scene: &scenes::Scene, id: SceneId, json: bool) -> Result<(), Box<dy
     }
     let p95 = |v: &mut Vec<f64>| {
         v.sort_by(f64::total_cmp);
-        v.get(((v.len().max(1) - 1) as f64 * 0.95).round() as usize).copied().unwrap_or(0.0)
+        v.get(((v.len().max(1) - 1) as f64 * 0.95).round() as usize)
+            .copied()
+            .unwrap_or(0.0)
     };
     let (step_p95, frame_p95, toi_p95) = (p95(&mut steps), p95(&mut frames), p95(&mut toi));
-    let (step_med, frame_med, toi_med) = (median(&mut steps), median(&mut frames), median(&mut toi));
+    let (step_med, frame_med, toi_med) =
+        (median(&mut steps), median(&mut frames), median(&mut toi));
     if json {
         println!(
             "{}",

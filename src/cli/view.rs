@@ -32,7 +32,13 @@ pub struct Args {
     pub simulate: bool,
     /// With --simulate: throw the object from its start with this velocity, m/s in the
     /// environment's frame (e.g. `--throw 0,-50,0`); speeds up to 500 m/s.
-    #[arg(long, value_delimiter = ',', value_name = "VX,VY,VZ", requires = "simulate", allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "VX,VY,VZ",
+        requires = "simulate",
+        allow_negative_numbers = true
+    )]
     pub throw: Option<Vec<f64>>,
     /// Start with OBB, AABB and sphere trees side by side.
     #[arg(long)]

@@ -224,7 +224,11 @@ pub fn time_of_impact<B: BoundingVolume>(
         }
         // They are at least d / (1 + rel_err) apart: nothing comes within τ/2 sooner.
         let step = (d.distance / (1.0 + rel) - 0.5 * tol) / mu;
-        t = if step.is_finite() { (t + step).min(1.0) } else { 1.0 };
+        t = if step.is_finite() {
+            (t + step).min(1.0)
+        } else {
+            1.0
+        };
     }
 }
 

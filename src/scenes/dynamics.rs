@@ -31,13 +31,13 @@
 //! The body's centre of mass is its bounding-box centre and its inertia that of a solid box of
 //! unit mass and the bounding box's size (model frame).
 
+use crate::bv::OverlapOptions;
 use crate::bvh::ObbTree;
 use crate::math::relative_parts;
 use crate::math::{Isometry, Matrix3, Point, UnitQuaternion, Vector};
 use crate::mesh::TriMesh;
-use crate::pose::parse_poses;
-use crate::bv::OverlapOptions;
 use crate::motion::RigidMotion;
+use crate::pose::parse_poses;
 use crate::query::{
     CollideWith, CollisionReport, QueryOptions, ToiOptions, ToiOutcome, collide_with,
     contact_normal, time_of_impact, triangle_distance, within_pairs_with,
@@ -293,7 +293,12 @@ impl Simulation {
         velocity: Vector,
         angular_velocity: Vector,
     ) -> Result<Option<Vector>, ReleaseError> {
-        let before = (self.state, self.pose, self.line.clone(), self.report.clone());
+        let before = (
+            self.state,
+            self.pose,
+            self.line.clone(),
+            self.report.clone(),
+        );
         let state = BodyState {
             com: pose * self.mass.com,
             rotation: pose.rotation,
@@ -596,9 +601,8 @@ impl Simulation {
             max_iterations: TOI_ITERATIONS,
             ..ToiOptions::new(config.toi_tolerance)
         };
-        let (toi, seconds) = crate::timing::timed(|| {
-            time_of_impact(environment, object, &motion, &options)
-        });
+        let (toi, seconds) =
+            crate::timing::timed(|| time_of_impact(environment, object, &motion, &options));
         let Ok(toi) = toi else {
             return Flight::Touching;
         };
@@ -973,7 +977,9 @@ const PUSH_REACH: f64 = 4.0;
 #[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
 pub enum ReleaseError {
     /// The pose interpenetrates the scenery and no translation up to `reach` frees it.
-    #[error("released inside the scenery, and no translation up to {reach:.3} m frees it: the object stays where it was")]
+    #[error(
+        "released inside the scenery, and no translation up to {reach:.3} m frees it: the object stays where it was"
+    )]
     Buried {
         /// The largest translation tried, metres.
         reach: f64,
