@@ -23,7 +23,9 @@
 //!   the separation lists of Li & Chen §4 ([`query::SeparationList`]), an exact
 //!   triangle–triangle test, and the counts of the paper's cost equation (1),
 //!   `T = N_v·C_v + N_p·C_p`.
-//! * [`pose`]: the pose files of the command line.
+//! * [`motion`]: [`motion::RigidMotion`], the constant-velocity motions that
+//!   [`query::time_of_impact`] sweeps (conservative advancement).
+//! * [`pose`]: the pose and motion files of the command line.
 //! * `experiments` (feature `paper`): the papers' experiments (`obbtree experiment`), with CSV,
 //!   plots and summaries.
 //! * `scenes` (feature `paper`): the paper's three scenes (§7.2) as generated assets, their
@@ -33,8 +35,8 @@
 //!
 //! # Features
 //! `default` = `parallel` + `cli` + `paper` + `app`. With `default-features = false` a program
-//! gets the core alone — `math`, `mesh`, `bv`, `bvh`, `query`, `pose` — which needs nalgebra,
-//! thiserror, robust and num-bigint, and builds on every platform Rust supports (the overlap
+//! gets the core alone — `math`, `mesh`, `bv`, `bvh`, `query`, `motion`, `pose` — which needs
+//! nalgebra, thiserror, robust and num-bigint, and builds on every platform Rust supports (the overlap
 //! test's SIMD lanes have a portable fallback, `bv::sat::lanes`). `parallel` adds rayon: large
 //! subtrees of a build on several threads ([`bvh::BuildOptions::parallel`]) and the parallel
 //! query; without it everything runs on the calling thread. `cli` adds the `obbtree` binary's

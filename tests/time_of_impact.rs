@@ -316,8 +316,11 @@ fn a_start_within_the_tolerance_is_an_impact_at_zero_and_bad_requests_are_typed_
     );
 }
 
+/// A contact and its normal's bits (normal and depth).
+type Keyed = ((u32, u32), Option<[u64; 4]>);
+
 /// The contacts with their normals' bits, sorted: the parallel walk's order differs.
-fn keyed(r: &CollisionReport) -> Vec<((u32, u32), Option<[u64; 4]>)> {
+fn keyed(r: &CollisionReport) -> Vec<Keyed> {
     let mut v: Vec<_> = r
         .contacts
         .iter()
