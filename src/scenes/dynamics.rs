@@ -11,15 +11,20 @@
 //!    normal (both triangles' normals, oriented toward the body's centre of mass) cancels the
 //!    approach velocity with restitution, plus a small separation speed, and a Coulomb friction
 //!    impulse; then a conveyor (if any), damping and speed caps;
-//! 2. **time of impact**: the end pose of the step's motion is queried (all contacts). If it
-//!    *interpenetrates* — an edge of one body crosses a triangle of the other with both ends
-//!    more than [`DynamicsConfig::penetration`] off that triangle's plane — the motion is bisected
-//!    (each bisection one more query) until the last admissible fraction and the first
-//!    interpenetrating one are less than [`DynamicsConfig::toi_tolerance`] apart (the largest
-//!    displacement of any point of the body between them). The body moves to the admissible
-//!    one, the impulses of 1 act at the contacts of the interpenetrating one, and the rest of
-//!    the step goes on from there (at most [`DynamicsConfig::max_substeps`] impacts per step;
-//!    then the step ends where it stands);
+//! 2. **time of impact**: the step's motion (constant velocities about the centre of mass) is
+//!    cut into parts. A body clear of contacts flies by conservative advancement
+//!    ([`crate::query::time_of_impact`], tolerance [`DynamicsConfig::toi_tolerance`]) to the end
+//!    of the step or to the impact, never through anything, however fast; at an impact the
+//!    impulses of 1 act at the triangle pairs within the tolerance, along their closest points'
+//!    direction. A body touching the scenery (advancement cannot move it: its distance is 0)
+//!    moves at most [`DynamicsConfig::contact_skin`] a part, and that part's end pose is
+//!    queried: if it *interpenetrates* — an edge of one body crosses a triangle of the other
+//!    with both ends more than [`DynamicsConfig::penetration`] off that triangle's plane — the
+//!    part is bisected until the last admissible fraction and the first interpenetrating one
+//!    are less than the tolerance apart (the largest displacement of any point of the body
+//!    between them), the body moves to the admissible one and the impulses act at the
+//!    interpenetrating one's contacts. At most [`DynamicsConfig::max_substeps`] impacts a step;
+//!    then the step ends where it stands;
 //! 3. the pose reached is written as a POSES line and read back (so the recorded path, replayed
 //!    from its file, finds exactly the contacts found here); its contacts are the next step's.
 //!
@@ -95,9 +100,10 @@ pub struct DynamicsConfig {
     /// triangle's plane ([`interpenetrates`]; the engine itself holds to half of it, so that an
     /// independent check at this depth has room for its own rounding).
     pub penetration: f64,
-    /// The time of impact is bisected until the admissible and the interpenetrating poses are
-    /// less than this apart (largest displacement of a point of the body, metres). Below
-    /// [`DynamicsConfig::penetration`].
+    /// Metres: a flight by conservative advancement stops within this of the scenery (and
+    /// never closer than half of it before), and a touching body's impact is bisected until the
+    /// admissible and the interpenetrating poses are less than this apart (largest
+    /// displacement of a point of the body). Below [`DynamicsConfig::penetration`].
     pub toi_tolerance: f64,
     /// Impacts handled within one step; after them the step ends where the body stands.
     pub max_substeps: usize,
