@@ -7,7 +7,9 @@
 #
 # Needs the wasm32-unknown-unknown target (rustup target add wasm32-unknown-unknown) and
 # wasm-bindgen-cli at the version of Cargo.lock's wasm-bindgen (installed here if missing);
-# wasm-opt (Debian package binaryen) shrinks the .wasm when present (--no-opt skips it).
+# binaryen's wasm-opt at version 116 (the `wasm-opt` crate 0.116.1, installed here with cargo if
+# missing) shrinks the .wasm; --no-opt skips it. Older wasm-opt releases (Debian's binaryen 108)
+# mishandle wasm-bindgen's reference types and the page dies at start: this script refuses them.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=target/web
@@ -33,6 +35,29 @@ if [ "$have" != "$want" ]; then
     || cargo install wasm-bindgen-cli --version "$want" --force
 fi
 
+# The pinned wasm-opt: the one on the PATH if it is binaryen 116, else cargo's.
+wasm_opt_version=116
+wasm_opt=""
+if [ "$opt" = 1 ]; then
+  for candidate in wasm-opt "${CARGO_HOME:-$HOME/.cargo}/bin/wasm-opt"; do
+    if "$candidate" --version 2>/dev/null | grep -q "version $wasm_opt_version\b"; then
+      wasm_opt=$candidate
+      break
+    fi
+  done
+  if [ -z "$wasm_opt" ]; then
+    echo "assets/web/build.sh: installing wasm-opt (binaryen $wasm_opt_version) with cargo (found: $(wasm-opt --version 2>/dev/null || echo none))"
+    cargo install wasm-opt --version "0.$wasm_opt_version.1" --locked --force
+    wasm_opt="${CARGO_HOME:-$HOME/.cargo}/bin/wasm-opt"
+  fi
+  if ! "$wasm_opt" --version 2>/dev/null | grep -q "version $wasm_opt_version\b"; then
+    echo "assets/web/build.sh: $wasm_opt is not binaryen $wasm_opt_version ($("$wasm_opt" --version 2>&1 || true)):" >&2
+    echo "  other versions break wasm-bindgen's reference types (the page dies at start)." >&2
+    echo "  Install it with: cargo install wasm-opt --version 0.$wasm_opt_version.1 --locked; or pass --no-opt." >&2
+    exit 1
+  fi
+fi
+
 # With the thin local LTO that the release profile turns off for native builds (Cargo.toml): the
 # .wasm is 6% smaller with it (70.9 MB against 75.5 MB before wasm-bindgen; its compile took
 # 8 min 5 s against 6 min 14 s, cold, on an idle 2-core machine).
@@ -43,14 +68,12 @@ wasm="$target_dir/wasm32-unknown-unknown/release/obbtree-web.wasm"
 rm -rf "$out"
 mkdir -p "$out"
 wasm-bindgen --target web --no-typescript --out-dir "$out" --out-name obbtree-web "$wasm"
-if [ "$opt" = 1 ] && command -v wasm-opt >/dev/null; then
+if [ "$opt" = 1 ]; then
   # Rust's default wasm features, which wasm-opt must be told of.
-  wasm-opt -O2 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+  "$wasm_opt" -O2 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
     --enable-mutable-globals --enable-reference-types --enable-multivalue \
     -o "$out/obbtree-web_bg.opt.wasm" "$out/obbtree-web_bg.wasm"
   mv "$out/obbtree-web_bg.opt.wasm" "$out/obbtree-web_bg.wasm"
-elif [ "$opt" = 1 ]; then
-  echo "assets/web/build.sh: wasm-opt not found (Debian package binaryen): the .wasm is not optimised"
 fi
 cp assets/web/index.html "$out/"
 # The scenes the page fetches: models, manifest, paths.
