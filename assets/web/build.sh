@@ -58,19 +58,18 @@ if [ "$opt" = 1 ]; then
   fi
 fi
 
-# With the thin local LTO that the release profile turns off for native builds (Cargo.toml): the
-# .wasm is 6% smaller with it (70.9 MB against 75.5 MB before wasm-bindgen; its compile took
-# 8 min 5 s against 6 min 14 s, cold, on an idle 2-core machine).
-CARGO_PROFILE_RELEASE_LTO=false cargo build --release --target wasm32-unknown-unknown \
-  --no-default-features --features web --bin obbtree-web
-wasm="$target_dir/wasm32-unknown-unknown/release/obbtree-web.wasm"
+# Cargo.toml's `web` profile: opt-level "z" with fat LTO and one codegen unit for the
+# dependencies (Bevy, mostly), the collision core at opt-level 3.
+cargo build --profile web --target wasm32-unknown-unknown --no-default-features --features web \
+  --bin obbtree-web
+wasm="$target_dir/wasm32-unknown-unknown/web/obbtree-web.wasm"
 
 rm -rf "$out"
 mkdir -p "$out"
 wasm-bindgen --target web --no-typescript --out-dir "$out" --out-name obbtree-web "$wasm"
 if [ "$opt" = 1 ]; then
   # Rust's default wasm features, which wasm-opt must be told of.
-  "$wasm_opt" -O2 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+  "$wasm_opt" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
     --enable-mutable-globals --enable-reference-types --enable-multivalue \
     -o "$out/obbtree-web_bg.opt.wasm" "$out/obbtree-web_bg.wasm"
   mv "$out/obbtree-web_bg.opt.wasm" "$out/obbtree-web_bg.wasm"
@@ -79,5 +78,13 @@ cp assets/web/index.html "$out/"
 # The scenes the page fetches: models, manifest, paths.
 mkdir -p "$out/assets"
 cp -r assets/models assets/paths "$out/assets/"
+# The sizes a visitor downloads (as served, and gzipped as servers send them): the wasm, and the
+# whole first load of the default page (the torus scene).
+gz() { gzip -9 -c "$@" | wc -c; }
+mb() { awk -v b="$1" 'BEGIN { printf "%.1f MB", b / 1e6 }'; }
+raw=$(wc -c < "$out/obbtree-web_bg.wasm")
+first=$(cat "$out/index.html" "$out/obbtree-web.js" "$out/obbtree-web_bg.wasm" \
+  "$out/assets/models/manifest.json" "$out/assets/models/landscape.obj" \
+  "$out/assets/models/wrinkled_torus.obj" "$out/assets/paths/torus.txt" | gzip -9 | wc -c)
+echo "assets/web/build.sh: obbtree-web_bg.wasm $(mb "$raw") ($(mb "$(gz "$out/obbtree-web_bg.wasm")") gzipped); first load of the torus page $(mb "$first") gzipped"
 echo "assets/web/build.sh: $out ready ($(du -sh "$out" | cut -f1)); serve it with: python3 assets/web/serve.py --dir $out --port 8080"
-ls -l "$out" "$out"/*.wasm
