@@ -90,8 +90,8 @@ fn face_normal(t: &[Point; 3]) -> Vector {
     (t[1] - t[0]).cross(&(t[2] - t[0]))
 }
 
-/// `v` normalised, or `None` if it has no direction (zero, not finite, or so short against the
-/// coordinates' rounding that its direction is noise).
+/// `v` normalised, or `None` if it has no direction: zero, not finite, or shorter than
+/// `sqrt(f64::MIN_POSITIVE)` (about 1e-154), where its squared length underflows.
 fn unit(v: Vector) -> Option<Vector> {
     let len = v.norm();
     (len > Real::MIN_POSITIVE.sqrt() && len.is_finite()).then(|| v / len)
