@@ -58,16 +58,6 @@ impl RigidMotion {
         Isometry::from_parts(Translation::from(origin), rotation)
     }
 
-    /// The part of the motion from `t0` to `t1`, rescaled to `[0, 1]`.
-    pub fn part(&self, t0: Real, t1: Real) -> Self {
-        RigidMotion {
-            start: self.pose_at(t0),
-            center: self.center,
-            displacement: self.displacement * (t1 - t0),
-            rotation: self.rotation * (t1 - t0),
-        }
-    }
-
     /// An upper bound of how far any point of B within `radius` of the centre moves per unit
     /// of `t`: `|displacement| + |rotation| · radius` (the speed of such a point is
     /// `v + ω × r`). Conservative advancement divides distances by it.
@@ -131,10 +121,5 @@ mod tests {
                 "{moved} > {bound} / 100"
             );
         }
-        // A part of the motion is the motion, rescaled.
-        let part = m.part(0.25, 0.75);
-        let (a, b) = (part.pose_at(0.5), m.pose_at(0.5));
-        assert!((a.translation.vector - b.translation.vector).norm() < 1e-12);
-        assert!(a.rotation.angle_to(&b.rotation) < 1e-12);
     }
 }

@@ -12,7 +12,6 @@
 use super::metrics::{FrameWork, Stage};
 use super::query::LastQuery;
 use super::scene::{CollisionScene, FrameSet};
-use super::self_intersection::LastSelfIntersection;
 use crate::math::{Point, transform_point};
 use crate::query::{Intersection, triangle_intersection};
 use bevy::camera::visibility::RenderLayers;
@@ -86,6 +85,11 @@ pub(super) type SceneCamera = (
     &'static Projection,
 );
 
+/// The systems that fill [`ContactCurves`] (the contacts' pieces first, then other plugins'
+/// own, such as the self-intersection's), before it is drawn.
+#[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CurvePieces;
+
 /// Gizmos of the intersection curve: drawn over everything.
 #[derive(Default, Reflect, GizmoConfigGroup)]
 pub struct CurveGizmos;
@@ -103,6 +107,7 @@ impl Plugin for CurvesPlugin {
             .add_systems(
                 Update,
                 compute_curves
+                    .in_set(CurvePieces)
                     .in_set(FrameSet::Present)
                     .run_if(resource_exists::<CollisionScene>),
             );
@@ -113,7 +118,7 @@ impl Plugin for CurvesPlugin {
                     Update,
                     draw_curves
                         .in_set(FrameSet::Present)
-                        .after(compute_curves)
+                        .after(CurvePieces)
                         .run_if(resource_exists::<CollisionScene>),
                 );
         }
@@ -149,11 +154,10 @@ fn configure_gizmos(mut commands: Commands, mut store: ResMut<GizmoConfigStore>)
     ));
 }
 
-fn compute_curves(
+pub(super) fn compute_curves(
     scene: Res<CollisionScene>,
     settings: Res<CurveSettings>,
     last: Res<LastQuery>,
-    own: Res<LastSelfIntersection>,
     mut out: ResMut<ContactCurves>,
     mut work: ResMut<FrameWork>,
 ) {
@@ -194,9 +198,6 @@ fn compute_curves(
             }
         }
     }
-    // The object's self-intersection, already in the world frame.
-    out.segments.extend_from_slice(&own.segments);
-    out.points.extend_from_slice(&own.points);
     work.add(Stage::Curves, t);
 }
 

@@ -7,7 +7,7 @@
 //!
 //! The results ([`LastSelfIntersection`]) are logic, computed without a GPU.
 
-use super::curves::CurveSettings;
+use super::curves::{ContactCurves, CurvePieces, CurveSettings, compute_curves};
 use super::metrics::{FrameWork, Stage};
 use super::motion::{KindsInUse, MotionSystems};
 use super::scene::{CollisionScene, FrameSet};
@@ -69,9 +69,25 @@ impl Plugin for SelfIntersectionPlugin {
                     run_self_intersection
                         .in_set(FrameSet::Query)
                         .after(MotionSystems),
+                    add_curve_pieces
+                        .in_set(CurvePieces)
+                        .in_set(FrameSet::Present)
+                        .after(compute_curves),
                 )
                     .run_if(resource_exists::<CollisionScene>),
             );
+    }
+}
+
+/// The self-intersection's pieces (already in the world frame) join the frame's curve.
+fn add_curve_pieces(
+    settings: Res<CurveSettings>,
+    own: Res<LastSelfIntersection>,
+    mut out: ResMut<ContactCurves>,
+) {
+    if settings.show {
+        out.segments.extend_from_slice(&own.segments);
+        out.points.extend_from_slice(&own.points);
     }
 }
 

@@ -54,6 +54,10 @@ pub struct ToiOptions {
     pub rel_err: Real,
     /// Distance queries at most; then the answer is [`ToiOutcome::Unresolved`].
     pub max_iterations: u32,
+    /// An upper bound of the distance of B's vertices from the motion's centre (model units),
+    /// where the caller knows it (a rigid body's mass properties); `None`: measured over B's
+    /// vertices on every call. A smaller value voids the guarantees.
+    pub body_radius: Option<Real>,
     /// The volume tests ([`OverlapOptions`]).
     pub overlap: OverlapOptions,
 }
@@ -65,6 +69,7 @@ impl ToiOptions {
             tolerance,
             rel_err: 0.0,
             max_iterations: 1000,
+            body_radius: None,
             overlap: OverlapOptions::default(),
         }
     }
@@ -179,12 +184,13 @@ pub fn time_of_impact<B: BoundingVolume>(
     if !motion.is_finite() {
         return Err(ToiError::Motion);
     }
-    let radius = b
-        .mesh()
-        .vertices()
-        .iter()
-        .map(|v| (v - motion.center).norm())
-        .fold(0.0, Real::max);
+    let radius = options.body_radius.unwrap_or_else(|| {
+        b.mesh()
+            .vertices()
+            .iter()
+            .map(|v| (v - motion.center).norm())
+            .fold(0.0, Real::max)
+    });
     let mu = motion.speed_bound(radius);
     let query = DistanceOptions {
         rel_err: rel,

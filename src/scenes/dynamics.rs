@@ -605,6 +605,8 @@ impl Simulation {
         );
         let options = ToiOptions {
             max_iterations: TOI_ITERATIONS,
+            // The same farthest vertex from the centre of mass the call would measure.
+            body_radius: Some(self.mass.radius),
             ..ToiOptions::new(config.toi_tolerance)
         };
         let (toi, seconds) =
@@ -615,19 +617,16 @@ impl Simulation {
         stats.toi_queries += toi.distance_queries;
         stats.toi_seconds += seconds;
         stats.bv_tests += toi.bv_tests;
-        let (reached, outcome) = match toi.outcome {
-            ToiOutcome::Impact(hit) if hit.toi <= 0.0 => return Flight::Touching,
-            ToiOutcome::Impact(hit) => (hit.toi, 1),
-            ToiOutcome::Clear => (1.0, 0),
-            ToiOutcome::Unresolved { reached } => (reached, 2),
-        };
-        let elapsed = reached * remaining;
+        if matches!(toi.outcome, ToiOutcome::Impact(hit) if hit.toi <= 0.0) {
+            return Flight::Touching;
+        }
+        let elapsed = toi.safe_until() * remaining;
         let at = self.snapped(&advance(current, elapsed));
         self.arrive(environment, object, &at, stats);
-        match outcome {
-            0 => Flight::Clear(at),
-            1 => Flight::Impact(at, elapsed),
-            _ => Flight::Unresolved(at),
+        match toi.outcome {
+            ToiOutcome::Clear => Flight::Clear(at),
+            ToiOutcome::Impact(_) => Flight::Impact(at, elapsed),
+            ToiOutcome::Unresolved { .. } => Flight::Unresolved(at),
         }
     }
 
