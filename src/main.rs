@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
+        Some(Command::Build(args)) => cli::build::run(&args),
         Some(Command::Collide(args)) => cli::collide::run(&args),
         Some(Command::Distance(args)) => cli::distance::run(&args),
         Some(Command::SelfIntersections(args)) => cli::self_intersections::run(&args),

@@ -4,7 +4,7 @@
 
 use super::files::{ObjUpload, load_paper};
 use super::scene::{Body, CollisionScene, Deformation, FrameSet, Trees};
-use crate::bvh::SplitRule;
+use crate::bvh::{SplitRule, TreeCache};
 use crate::math::{Isometry, Vector};
 use crate::mesh::{TriMesh, load_obj, parse_obj};
 use crate::scenes::SceneId;
@@ -83,12 +83,18 @@ struct RebuildTask(Option<(u64, Task<(Trees, Trees)>)>);
 #[derive(Resource, Clone)]
 struct AssetsDir(PathBuf);
 
+/// Where built trees are kept between runs ([`TreeCache`]); `None`: every tree is built.
+#[derive(Resource, Clone, Debug, Default, PartialEq, Eq)]
+pub struct TreeCacheSetting(pub Option<TreeCache>);
+
 /// Loads scenes on request ([`LoadScene`]) and rebuilds trees ([`RebuildTrees`]).
 pub struct LoadingPlugin {
     /// The assets folder (scenes and paths).
     pub assets: PathBuf,
     /// Scene to load at startup.
     pub initial: Option<SceneChoice>,
+    /// The tree cache (the native viewer's is in the user's cache folder).
+    pub tree_cache: Option<TreeCache>,
 }
 
 impl Plugin for LoadingPlugin {
@@ -99,6 +105,7 @@ impl Plugin for LoadingPlugin {
             .init_resource::<LoadTask>()
             .init_resource::<RebuildTask>()
             .insert_resource(AssetsDir(self.assets.clone()))
+            .insert_resource(TreeCacheSetting(self.tree_cache.clone()))
             .add_systems(
                 Update,
                 (start_loading, finish_loading, start_rebuild, finish_rebuild)
@@ -118,6 +125,7 @@ fn start_loading(
     mut task: ResMut<LoadTask>,
     mut status: ResMut<SceneStatus>,
     assets: Res<AssetsDir>,
+    cache: Res<TreeCacheSetting>,
 ) {
     // The last request wins; a newer request replaces a running load.
     let Some(LoadScene(choice)) = requests.read().last().cloned() else {
@@ -125,9 +133,10 @@ fn start_loading(
     };
     let dir = assets.0.clone();
     let job = choice.clone();
+    let cache = cache.0.clone();
     let pool = AsyncComputeTaskPool::get();
     *task = LoadTask(
-        Some(pool.spawn(async move { build_scene(&dir, &job).await })),
+        Some(pool.spawn(async move { build_scene(&dir, &job, cache.as_ref()).await })),
         Some(choice.clone()),
     );
     status.loading = Some(choice.label());
@@ -166,6 +175,7 @@ fn start_rebuild(
     mut task: ResMut<RebuildTask>,
     mut status: ResMut<SceneStatus>,
     scene: Option<Res<CollisionScene>>,
+    cache: Res<TreeCacheSetting>,
 ) {
     let Some(RebuildTrees(split)) = requests.read().last().copied() else {
         return;
@@ -177,9 +187,15 @@ fn start_rebuild(
     let env = Arc::new(scene.env.mesh().clone());
     let obj = Arc::new(scene.obj.mesh().clone());
     let pool = AsyncComputeTaskPool::get();
+    let cache = cache.0.clone();
     task.0 = Some((
         scene.generation,
-        pool.spawn(async move { (Trees::build(env, split), Trees::build(obj, split)) }),
+        pool.spawn(async move {
+            (
+                Trees::build(env, split, cache.as_ref()),
+                Trees::build(obj, split, cache.as_ref()),
+            )
+        }),
     ));
     status.rebuilding = Some(split);
 }
@@ -210,9 +226,9 @@ fn finish_rebuild(
     }
 }
 
-fn body(mesh: TriMesh, pose: Isometry) -> Body {
+fn body(mesh: TriMesh, pose: Isometry, cache: Option<&TreeCache>) -> Body {
     Body {
-        trees: Trees::build(Arc::new(mesh), SplitRule::default()),
+        trees: Trees::build(Arc::new(mesh), SplitRule::default(), cache),
         pose,
     }
 }
@@ -223,11 +239,12 @@ fn body(mesh: TriMesh, pose: Isometry) -> Body {
 pub(crate) async fn build_scene(
     assets: &Path,
     choice: &SceneChoice,
+    cache: Option<&TreeCache>,
 ) -> Result<CollisionScene, String> {
     match choice {
-        SceneChoice::Paper(id) => paper_scene(assets, *id, choice.label()).await,
+        SceneChoice::Paper(id) => paper_scene(assets, *id, choice.label(), cache).await,
         SceneChoice::Wobble => {
-            let mut scene = paper_scene(assets, SceneId::Torus, choice.label()).await?;
+            let mut scene = paper_scene(assets, SceneId::Torus, choice.label(), cache).await?;
             scene.deform = Some(Deformation {
                 rest: scene.obj.mesh().vertices().to_vec(),
                 time: 0.0,
@@ -237,26 +254,31 @@ pub(crate) async fn build_scene(
         SceneChoice::Files(a, b) => {
             let env = load_obj(a).map_err(|e| e.to_string())?;
             let obj = load_obj(b).map_err(|e| e.to_string())?;
-            Ok(side_by_side(choice.label(), env, obj))
+            Ok(side_by_side(choice.label(), env, obj, cache))
         }
         SceneChoice::Uploaded(a, b) => {
             let env = parse_obj(&a.bytes, Path::new(&a.name)).map_err(|e| e.to_string())?;
             let obj = parse_obj(&b.bytes, Path::new(&b.name)).map_err(|e| e.to_string())?;
-            Ok(side_by_side(choice.label(), env, obj))
+            Ok(side_by_side(choice.label(), env, obj, cache))
         }
     }
 }
 
 /// One of the paper's scenes, its object at the path's first pose.
-async fn paper_scene(assets: &Path, id: SceneId, name: String) -> Result<CollisionScene, String> {
+async fn paper_scene(
+    assets: &Path,
+    id: SceneId,
+    name: String,
+    cache: Option<&TreeCache>,
+) -> Result<CollisionScene, String> {
     let s = load_paper(assets, id).await.map_err(|e| e.to_string())?;
     let path: Vec<Isometry> = s.path.iter().map(|p| p.pose_ab).collect();
     let start = path.first().copied().unwrap_or_else(Isometry::identity);
     Ok(CollisionScene {
         name,
         paper: Some(id),
-        env: body((*s.environment).clone(), Isometry::identity()),
-        obj: body((*s.object).clone(), start),
+        env: body((*s.environment).clone(), Isometry::identity(), cache),
+        obj: body((*s.object).clone(), start, cache),
         path,
         deform: None,
         generation: 0,
@@ -266,7 +288,12 @@ async fn paper_scene(assets: &Path, id: SceneId, name: String) -> Result<Collisi
 }
 
 /// Two models of the user's: B placed beside A along x, a little apart, so the user drags it in.
-fn side_by_side(name: String, env: TriMesh, obj: TriMesh) -> CollisionScene {
+fn side_by_side(
+    name: String,
+    env: TriMesh,
+    obj: TriMesh,
+    cache: Option<&TreeCache>,
+) -> CollisionScene {
     let (lo_a, hi_a) = env.bounds();
     let (lo_b, hi_b) = obj.bounds();
     let gap = 0.05 * (hi_a - lo_a).norm().max(1e-6);
@@ -280,8 +307,8 @@ fn side_by_side(name: String, env: TriMesh, obj: TriMesh) -> CollisionScene {
     CollisionScene {
         name,
         paper: None,
-        env: body(env, Isometry::identity()),
-        obj: body(obj, Isometry::translation(offset.x, offset.y, offset.z)),
+        env: body(env, Isometry::identity(), cache),
+        obj: body(obj, Isometry::translation(offset.x, offset.y, offset.z), cache),
         path: Vec::new(),
         deform: None,
         generation: 0,

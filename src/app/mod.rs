@@ -67,7 +67,9 @@ pub use files::web::{open_picker, take_picked};
 pub use files::{ObjUpload, load_paper};
 pub use highlights::{HIGHLIGHT, HighlightPlugin, HighlightSettings};
 pub use input::{DragState, HelpVisible, InputPlugin, PointerCapture};
-pub use loading::{LoadScene, LoadingPlugin, RebuildTrees, SceneChoice, SceneStatus};
+pub use loading::{
+    LoadScene, LoadingPlugin, RebuildTrees, SceneChoice, SceneStatus, TreeCacheSetting,
+};
 pub use metrics::{EngineWork, FrameSample, FrameWork, MetricsPlugin, Stage, Timings};
 pub use motion::{
     DragBody, Grab, KindsInUse, MotionMode, MotionPlugin, Playback, PlaybackCommand, wobble,
@@ -106,6 +108,8 @@ pub struct LogicPlugins {
     pub initial: Option<SceneChoice>,
     /// Also draw the curves and the overlay with gizmos (needs the render plugins).
     pub draw: bool,
+    /// Where built trees are kept between runs (`None`: every tree is built).
+    pub tree_cache: Option<crate::bvh::TreeCache>,
 }
 
 impl LogicPlugins {
@@ -115,6 +119,7 @@ impl LogicPlugins {
             assets,
             initial,
             draw: false,
+            tree_cache: None,
         }
     }
 }
@@ -138,6 +143,7 @@ impl Plugin for LogicPlugins {
             LoadingPlugin {
                 assets: self.assets.clone(),
                 initial: self.initial.clone(),
+                tree_cache: self.tree_cache.clone(),
             },
             MotionPlugin,
             SimulatePlugin,
@@ -176,6 +182,8 @@ pub struct ViewOptions {
     pub tolerance: Option<f64>,
     /// Start with the path paused (the web page's `play=0`).
     pub paused: bool,
+    /// The folder of the tree cache (`None`: build every tree).
+    pub tree_cache: Option<PathBuf>,
 }
 
 /// Opens the window and runs until it is closed (or the screenshot is saved).
@@ -211,6 +219,7 @@ pub fn run(options: ViewOptions) -> AppExit {
                 .unwrap_or(SceneChoice::Paper(crate::scenes::SceneId::Pipes)),
         ),
         draw: true,
+        tree_cache: options.tree_cache.clone().map(crate::bvh::TreeCache::new),
     })
     .insert_resource(playback)
     .insert_resource(SimulateSettings {

@@ -6,7 +6,7 @@
 //! on "the tree of the chosen kind" implements [`KindVisitor`] once, generically.
 
 use crate::bv::{Aabb, BoundingVolume, BvKind, Obb, Sphere};
-use crate::bvh::{BuildOptions, Bvh, SplitRule};
+use crate::bvh::{BuildOptions, Bvh, MeshHash, Persistent, SplitRule, TreeCache, TreeOrigin, mesh_hash};
 use crate::math::{Isometry, Matrix3, Point};
 use crate::mesh::{MeshError, TriMesh};
 use bevy::platform::time::Instant;
@@ -41,7 +41,7 @@ pub enum FrameSet {
 }
 
 /// A bounding volume type whose tree a [`Trees`] holds.
-pub trait TreeKind: BoundingVolume {
+pub trait TreeKind: BoundingVolume + Persistent {
     /// The tree of this kind.
     fn tree(trees: &Trees) -> &Arc<Bvh<Self>>;
     /// The tree of this kind, mutably.
@@ -99,8 +99,10 @@ pub const KINDS: [BvKind; 3] = [BvKind::Obb, BvKind::Aabb, BvKind::Sphere];
 /// One build of the three hierarchies of a body.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TreeStats {
-    /// Build time, milliseconds.
+    /// Time to build the tree or load it from the tree cache, milliseconds.
     pub build_ms: f64,
+    /// Whether it was built or loaded from the tree cache.
+    pub origin: TreeOrigin,
     /// Bytes of the node array and the leaves' triangle copies ([`Bvh::memory_bytes`]).
     pub memory: usize,
     /// Depth of the deepest leaf.
@@ -129,12 +131,26 @@ pub struct Trees {
     pub vertex_version: u64,
 }
 
-/// Builds one tree, timed.
-fn build_one<B: TreeKind>(mesh: &Arc<TriMesh>, options: &BuildOptions) -> (Arc<Bvh<B>>, TreeStats) {
+/// Builds one tree, or loads it from `cache` (keyed by the mesh's hash), timed.
+fn build_one<B: TreeKind>(
+    mesh: &Arc<TriMesh>,
+    options: &BuildOptions,
+    cache: Option<&(TreeCache, MeshHash)>,
+) -> (Arc<Bvh<B>>, TreeStats) {
     let t = Instant::now();
-    let tree = Bvh::<B>::build(mesh.clone(), options);
+    let (tree, origin) = match cache {
+        Some((cache, hash)) => {
+            let cached = cache.tree::<B>(mesh, hash, options);
+            if let Some(problem) = &cached.problem {
+                warn!("tree cache: {problem}");
+            }
+            (cached.tree, cached.origin)
+        }
+        None => (Bvh::<B>::build(mesh.clone(), options), TreeOrigin::Built),
+    };
     let stats = TreeStats {
         build_ms: t.elapsed().as_secs_f64() * 1e3,
+        origin,
         memory: tree.memory_bytes(),
         depth: tree.depth(),
         nodes: tree.nodes().len(),
@@ -143,15 +159,21 @@ fn build_one<B: TreeKind>(mesh: &Arc<TriMesh>, options: &BuildOptions) -> (Arc<B
 }
 
 impl Trees {
-    /// Builds the three trees of `mesh` with `split` (timed; run it off the main thread).
-    pub fn build(mesh: Arc<TriMesh>, split: SplitRule) -> Self {
+    /// Builds the three trees of `mesh` with `split`, or loads them from `cache` when it holds
+    /// them (saving what it builds there); timed: run it off the main thread.
+    pub fn build(mesh: Arc<TriMesh>, split: SplitRule, cache: Option<&TreeCache>) -> Self {
         let options = BuildOptions {
             split,
             ..BuildOptions::default()
         };
-        let (obb, s_obb) = build_one::<Obb>(&mesh, &options);
-        let (aabb, s_aabb) = build_one::<Aabb>(&mesh, &options);
-        let (sphere, s_sphere) = build_one::<Sphere>(&mesh, &options);
+        // The mesh's hash names its files in the cache; its time is the first tree's.
+        let t = Instant::now();
+        let cache = cache.map(|c| (c.clone(), mesh_hash(&mesh)));
+        let hash_ms = t.elapsed().as_secs_f64() * 1e3;
+        let (obb, mut s_obb) = build_one::<Obb>(&mesh, &options, cache.as_ref());
+        s_obb.build_ms += hash_ms;
+        let (aabb, s_aabb) = build_one::<Aabb>(&mesh, &options, cache.as_ref());
+        let (sphere, s_sphere) = build_one::<Sphere>(&mesh, &options, cache.as_ref());
         let stats = [s_obb, s_aabb, s_sphere];
         Trees {
             obb,

@@ -20,7 +20,7 @@ use super::scene::{BodyId, CollisionScene, KINDS};
 use super::self_intersection::{LastSelfIntersection, SelfIntersectionSettings};
 use super::simulate::Simulator;
 use crate::bv::BvKind;
-use crate::bvh::SplitRule;
+use crate::bvh::{SplitRule, TreeOrigin};
 use crate::query::{ContactMode, SeparationPolicy};
 use crate::scenes::SceneId;
 use bevy::camera::CameraOutputMode;
@@ -214,8 +214,16 @@ fn scene_section(ui: &mut egui::Ui, p: &mut Panel) {
             }
         });
     if let Some(s) = &p.scene {
+        let stats = s.env.trees.stats.iter().chain(&s.obj.trees.stats);
+        let ms: f64 = stats.clone().map(|st| st.build_ms).sum();
+        let loaded = stats.filter(|st| st.origin == TreeOrigin::Loaded).count();
+        let how = match loaded {
+            0 => "built".to_string(),
+            6 => "loaded from the tree cache".to_string(),
+            n => format!("{n} of them loaded from the tree cache"),
+        };
         ui.small(format!(
-            "{} + {} triangles",
+            "{} + {} triangles; 6 trees {how} in {ms:.0} ms",
             s.env.mesh().triangle_count(),
             s.obj.mesh().triangle_count()
         ));
@@ -868,7 +876,7 @@ fn hierarchies_section(ui: &mut egui::Ui, p: &mut Panel) {
         .num_columns(5)
         .striped(true)
         .show(ui, |ui| {
-            for h in ["tree", "build ms", "KiB", "depth", "query"] {
+            for h in ["tree", "ready in", "KiB", "depth", "query"] {
                 ui.strong(h);
             }
             ui.end_row();
@@ -876,7 +884,11 @@ fn hierarchies_section(ui: &mut egui::Ui, p: &mut Panel) {
                 for (who, b) in [("env", &s.env), ("obj", &s.obj)] {
                     let st = b.trees.stats[k as usize];
                     ui.label(format!("{} {who}", k.name().to_uppercase()));
-                    ui.monospace(format!("{:.0}", st.build_ms));
+                    let how = match st.origin {
+                        TreeOrigin::Built => "built",
+                        TreeOrigin::Loaded => "loaded",
+                    };
+                    ui.monospace(format!("{:.0} ms {how}", st.build_ms));
                     ui.monospace(format!("{:.0}", st.memory as f64 / 1024.0));
                     ui.monospace(st.depth.to_string());
                     ui.monospace(if who == "env" { cost(k) } else { String::new() });
@@ -884,7 +896,10 @@ fn hierarchies_section(ui: &mut egui::Ui, p: &mut Panel) {
                 }
             }
         });
-    ui.small("Query cost: the side-by-side comparison's (C), else this frame's query.");
+    ui.small(
+        "Ready in: built, or loaded from the tree cache (a scene's second start builds nothing). \
+         Query cost: the side-by-side comparison's (C), else this frame's query.",
+    );
 }
 
 fn split_name(r: SplitRule) -> &'static str {

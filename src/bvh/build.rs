@@ -57,6 +57,7 @@ pub enum SplitRule {
 
 /// How to build a hierarchy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct BuildOptions {
     /// The split rule.
     pub split: SplitRule,

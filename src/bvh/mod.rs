@@ -14,8 +14,16 @@
 
 mod build;
 mod midpoint;
+#[cfg(feature = "persist")]
+mod tree_cache;
+#[cfg(feature = "persist")]
+pub mod tree_file;
 
 pub use build::{BuildOptions, SPLIT_BINS, SplitRule};
+#[cfg(feature = "persist")]
+pub use tree_cache::{CachedTree, TreeCache, TreeOrigin};
+#[cfg(feature = "persist")]
+pub use tree_file::{MeshHash, Persistent, TreeFileError, mesh_hash};
 
 use crate::bv::{BoundingVolume, BvKind, Obb};
 use crate::math::{Matrix3, Point, Real, Vector};
@@ -101,6 +109,23 @@ pub enum BvhError {
         /// Its triangle.
         triangle: usize,
     },
+    /// The leaf arrays do not have one slot per triangle.
+    #[error("{slots} leaf slots for {triangles} triangles")]
+    LeafCount {
+        /// Leaf slots present.
+        slots: usize,
+        /// Triangles in the mesh.
+        triangles: usize,
+    },
+    /// A leaf's slot is not the next in node order, or a node is the child of no node or of
+    /// several.
+    #[error("node {node}: not one child of one parent, or its leaf slot {slot} out of order")]
+    BadShape {
+        /// The node.
+        node: usize,
+        /// Its leaf slot (`usize::MAX` for an internal node).
+        slot: usize,
+    },
     /// A node does not contain a vertex of one of its triangles.
     #[error("node {node} does not contain vertex {vertex} of triangle {triangle}")]
     NotBounding {
@@ -124,6 +149,7 @@ pub enum BvhError {
 #[derive(Clone, Debug)]
 pub struct Bvh<B: BoundingVolume> {
     mesh: Arc<TriMesh>,
+    options: BuildOptions,
     nodes: Vec<Node<B>>,
     depth: usize,
     origin: Vector,
@@ -166,6 +192,7 @@ impl<B: BoundingVolume> Bvh<B> {
         let (nodes, depth, leaf_ids) = build::build::<B>(&mesh, origin, options);
         let mut tree = Bvh {
             mesh,
+            options: *options,
             nodes,
             depth,
             origin,
@@ -258,6 +285,12 @@ impl<B: BoundingVolume> Bvh<B> {
     pub fn node_box(&self, i: usize) -> (Point, Matrix3, Vector) {
         let (c, axes, half) = self.nodes[i].bv.as_box();
         (c + self.origin, axes, half)
+    }
+
+    /// The options the hierarchy was built with (for a loaded tree, the saved split and fit,
+    /// and [`BuildOptions::parallel`] at its default: it does not change the tree).
+    pub fn build_options(&self) -> BuildOptions {
+        self.options
     }
 
     /// The mesh the hierarchy bounds.

@@ -1,7 +1,8 @@
 //! `obbtree collide A.obj B.obj --poses POSES`: model B against model A at every pose, as a
 //! table or JSON lines (the command-line contract of the project's design).
 
-use super::progress_bar;
+use super::{TreeFiles, origin_word, progress_bar, tree_for};
+use obbtree::bvh::{Persistent, TreeOrigin};
 use obbtree::math::relative_parts;
 use obbtree::pose::read_poses;
 use obbtree::prelude::*;
@@ -68,6 +69,9 @@ pub struct Args {
     /// preset's].
     #[arg(long, value_enum)]
     pub fit: Option<ObbFit>,
+    /// Trees to load instead of building.
+    #[command(flatten)]
+    pub trees: TreeFiles,
 }
 
 /// The settings `collide --preset` starts from.
@@ -81,6 +85,24 @@ pub enum Preset {
     Paper,
 }
 
+/// The build options of `preset` with `split` and `fit` in place of its own where given.
+pub fn build_options(
+    preset: Preset,
+    split: Option<SplitRule>,
+    fit: Option<ObbFit>,
+) -> BuildOptions {
+    let preset = match preset {
+        Preset::Default => BuildOptions::default(),
+        Preset::Rapid => BuildOptions::rapid(),
+        Preset::Paper => BuildOptions::paper(),
+    };
+    BuildOptions {
+        split: split.unwrap_or(preset.split),
+        fit: fit.unwrap_or(preset.fit),
+        ..preset
+    }
+}
+
 /// Runs `obbtree collide`.
 pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     if args.threads > 1 && args.start != SeparationPolicy::TopDown {
@@ -92,16 +114,7 @@ pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let mesh_a = load_obj(&args.a)?;
     let mesh_b = load_obj(&args.b)?;
     let poses = read_poses(&args.poses)?;
-    let preset = match args.preset {
-        Preset::Default => BuildOptions::default(),
-        Preset::Rapid => BuildOptions::rapid(),
-        Preset::Paper => BuildOptions::paper(),
-    };
-    let build = BuildOptions {
-        split: args.split.unwrap_or(preset.split),
-        fit: args.fit.unwrap_or(preset.fit),
-        ..preset
-    };
+    let build = build_options(args.preset, args.split, args.fit);
     let options = QueryOptions {
         mode: if args.first_contact {
             ContactMode::FirstContact
@@ -126,7 +139,7 @@ pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     }
 }
 
-fn run_with<B: BoundingVolume>(
+fn run_with<B: Persistent>(
     args: &Args,
     mesh_a: TriMesh,
     mesh_b: TriMesh,
@@ -134,8 +147,8 @@ fn run_with<B: BoundingVolume>(
     build: &BuildOptions,
     options: &QueryOptions,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let (a, build_a) = build_timed::<B>(mesh_a, build);
-    let (b, build_b) = build_timed::<B>(mesh_b, build);
+    let (a, build_a, origin_a) = tree_for::<B>(mesh_a, args.trees.tree_a.as_deref(), build)?;
+    let (b, build_b, origin_b) = tree_for::<B>(mesh_b, args.trees.tree_b.as_deref(), build)?;
 
     let bar = progress_bar(poses.len(), "poses");
     if poses.len() < 200 {
@@ -145,21 +158,21 @@ fn run_with<B: BoundingVolume>(
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     use std::io::Write;
     if !args.json {
-        write_header(&mut out, args, &a, &b, build_a, build_b)?;
+        write_header(&mut out, args, &a, &b, [(build_a, origin_a), (build_b, origin_b)])?;
     }
     let results = query_poses(args, &a, &b, poses, options, &bar)?;
     let mut totals = write_rows(&mut out, args, poses, &results)?;
     bar.finish_and_clear();
-    write_summary(&mut out, args, poses.len(), &mut totals, [build_a, build_b])?;
+    write_summary(
+        &mut out,
+        args,
+        poses.len(),
+        &mut totals,
+        [build_a, build_b],
+        [origin_a, origin_b],
+    )?;
     out.flush()?;
     Ok(())
-}
-
-/// The hierarchy of `mesh` and its build time in milliseconds.
-fn build_timed<B: BoundingVolume>(mesh: TriMesh, build: &BuildOptions) -> (Bvh<B>, f64) {
-    let t0 = Instant::now();
-    let tree = Bvh::<B>::build(mesh, build);
-    (tree, t0.elapsed().as_secs_f64() * 1e3)
 }
 
 /// The table's header: both models' trees, then the column names.
@@ -168,27 +181,20 @@ fn write_header<B: BoundingVolume>(
     args: &Args,
     a: &Bvh<B>,
     b: &Bvh<B>,
-    build_a: f64,
-    build_b: f64,
+    obtained: [(f64, TreeOrigin); 2],
 ) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "A: {} ({} triangles, {} tree built in {:.1} ms, {:.0} bytes/triangle)",
-        args.a.display(),
-        a.mesh().triangle_count(),
-        B::KIND,
-        build_a,
-        a.bytes_per_triangle()
-    )?;
-    writeln!(
-        out,
-        "B: {} ({} triangles, {} tree built in {:.1} ms, {:.0} bytes/triangle)",
-        args.b.display(),
-        b.mesh().triangle_count(),
-        B::KIND,
-        build_b,
-        b.bytes_per_triangle()
-    )?;
+    for (name, path, tree, (ms, origin)) in [("A", &args.a, a, obtained[0]), ("B", &args.b, b, obtained[1])] {
+        writeln!(
+            out,
+            "{name}: {} ({} triangles, {} tree {} in {:.1} ms, {:.0} bytes/triangle)",
+            path.display(),
+            tree.mesh().triangle_count(),
+            B::KIND,
+            origin_word(origin),
+            ms,
+            tree.bytes_per_triangle()
+        )?;
+    }
     writeln!(
         out,
         "{:>6} {:>6} {:>9} {:>8} {:>10} {:>9} {:>10}",
@@ -363,6 +369,7 @@ fn write_summary(
     poses: usize,
     totals: &mut Totals,
     build_ms: [f64; 2],
+    origins: [TreeOrigin; 2],
 ) -> std::io::Result<()> {
     let micros = &mut totals.micros;
     let mean = micros.iter().sum::<f64>() / micros.len() as f64;
@@ -377,6 +384,7 @@ fn write_summary(
             "mean_micros": mean,
             "median_micros": median,
             "build_ms": build_ms,
+            "trees": origins.map(origin_word),
         }});
         writeln!(out, "{summary}")
     } else {

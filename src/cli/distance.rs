@@ -2,7 +2,8 @@
 //! every pose, with closest points; `--tolerance T` asks only whether they are within T,
 //! `--within T` for every triangle pair within T (PQP's distance and tolerance queries).
 
-use super::progress_bar;
+use super::{TreeFiles, origin_word, progress_bar, tree_for};
+use obbtree::bvh::Persistent;
 use obbtree::math::relative_parts;
 use obbtree::pose::{Pose, read_poses};
 use obbtree::prelude::*;
@@ -48,6 +49,9 @@ pub struct Args {
     /// closest triangle pair (`DistanceOptions::seed`), as PQP's models keep it.
     #[arg(long)]
     pub cold: bool,
+    /// Trees to load instead of building.
+    #[command(flatten)]
+    pub trees: TreeFiles,
 }
 
 /// What each pose's query answered.
@@ -95,7 +99,7 @@ pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     }
 }
 
-fn run_with<B: BoundingVolume>(
+fn run_with<B: Persistent>(
     args: &Args,
     mesh_a: TriMesh,
     mesh_b: TriMesh,
@@ -103,12 +107,8 @@ fn run_with<B: BoundingVolume>(
     build: &BuildOptions,
     options: &DistanceOptions,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let t0 = Instant::now();
-    let a = Bvh::<B>::build(mesh_a, build);
-    let build_a = t0.elapsed().as_secs_f64() * 1e3;
-    let t0 = Instant::now();
-    let b = Bvh::<B>::build(mesh_b, build);
-    let build_b = t0.elapsed().as_secs_f64() * 1e3;
+    let (a, build_a, origin_a) = tree_for::<B>(mesh_a, args.trees.tree_a.as_deref(), build)?;
+    let (b, build_b, origin_b) = tree_for::<B>(mesh_b, args.trees.tree_b.as_deref(), build)?;
     let bar = progress_bar(poses.len(), "poses");
     if poses.len() < 200 {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
@@ -145,13 +145,15 @@ fn run_with<B: BoundingVolume>(
     if !args.json {
         writeln!(
             out,
-            "A: {} ({} triangles), B: {} ({} triangles), {} trees built in {:.1} + {:.1} ms",
+            "A: {} ({} triangles), B: {} ({} triangles), {} trees {} in {:.1} ms and {} in {:.1} ms",
             args.a.display(),
             a.mesh().triangle_count(),
             args.b.display(),
             b.mesh().triangle_count(),
             B::KIND,
+            origin_word(origin_a),
             build_a,
+            origin_word(origin_b),
             build_b
         )?;
     }
@@ -174,6 +176,7 @@ fn run_with<B: BoundingVolume>(
             "mean_micros": mean,
             "median_micros": median,
             "build_ms": [build_a, build_b],
+            "trees": [origin_word(origin_a), origin_word(origin_b)],
         }});
         writeln!(out, "{summary}")?;
     } else {

@@ -3,6 +3,7 @@
 
 #[cfg(feature = "paper")]
 pub mod bench;
+pub mod build;
 pub mod collide;
 pub mod distance;
 #[cfg(feature = "paper")]
@@ -14,6 +15,10 @@ pub mod toi;
 pub mod view;
 
 use clap::{Parser, Subcommand};
+use obbtree::bvh::{BuildOptions, Bvh, Persistent, TreeFileError, TreeOrigin};
+use obbtree::mesh::TriMesh;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 /// The command line.
 #[derive(Parser)]
@@ -31,6 +36,9 @@ pub struct Cli {
 /// The commands.
 #[derive(Subcommand)]
 pub enum Command {
+    /// Build a model's hierarchy and save it to a tree file, for `collide`, `distance`, `toi`
+    /// and `bench` to load instead of building.
+    Build(build::Args),
     /// Test model B against model A at every pose of a pose file (all contacts by default).
     Collide(collide::Args),
     /// The distance between model B and model A at every pose, with closest points; or whether
@@ -68,4 +76,40 @@ pub fn progress_bar(len: usize, what: &str) -> indicatif::ProgressBar {
         .expect("static template"),
     );
     bar
+}
+
+/// `--tree-a` and `--tree-b`: trees to load instead of building them.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct TreeFiles {
+    /// Load model A's tree from this file (`obbtree build A.obj -o FILE`) instead of building
+    /// it; the tree keeps the file's build options. A file built for another mesh, of another
+    /// volume type or damaged is refused with the reason.
+    #[arg(long, value_name = "FILE")]
+    pub tree_a: Option<PathBuf>,
+    /// Load model B's tree from this file, as `--tree-a`.
+    #[arg(long, value_name = "FILE")]
+    pub tree_b: Option<PathBuf>,
+}
+
+/// The hierarchy of `mesh`: loaded from `file` when one is given, else built with `build`;
+/// with the milliseconds it took and which it was.
+pub fn tree_for<B: Persistent>(
+    mesh: TriMesh,
+    file: Option<&Path>,
+    build: &BuildOptions,
+) -> Result<(Bvh<B>, f64, TreeOrigin), TreeFileError> {
+    let start = Instant::now();
+    let (tree, origin) = match file {
+        Some(path) => (Bvh::<B>::load(mesh, path)?, TreeOrigin::Loaded),
+        None => (Bvh::<B>::build(mesh, build), TreeOrigin::Built),
+    };
+    Ok((tree, start.elapsed().as_secs_f64() * 1e3, origin))
+}
+
+/// "built" or "loaded".
+pub fn origin_word(origin: TreeOrigin) -> &'static str {
+    match origin {
+        TreeOrigin::Built => "built",
+        TreeOrigin::Loaded => "loaded",
+    }
 }

@@ -2,7 +2,8 @@
 //! A's frame), the first time it comes within a tolerance of A, by conservative advancement
 //! (`query::time_of_impact`).
 
-use super::progress_bar;
+use super::{TreeFiles, origin_word, progress_bar, tree_for};
+use obbtree::bvh::Persistent;
 use obbtree::motion::RigidMotion;
 use obbtree::pose::{MotionLine, read_motions};
 use obbtree::prelude::*;
@@ -39,6 +40,9 @@ pub struct Args {
     /// One JSON object per motion, then a summary object.
     #[arg(long)]
     pub json: bool,
+    /// Trees to load instead of building.
+    #[command(flatten)]
+    pub trees: TreeFiles,
 }
 
 /// Runs `obbtree toi`.
@@ -72,7 +76,7 @@ pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     }
 }
 
-fn run_with<B: BoundingVolume>(
+fn run_with<B: Persistent>(
     args: &Args,
     mesh_a: TriMesh,
     mesh_b: TriMesh,
@@ -80,10 +84,14 @@ fn run_with<B: BoundingVolume>(
     build: &BuildOptions,
     options: &ToiOptions,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let t0 = Instant::now();
-    let a = Bvh::<B>::build(mesh_a, build);
-    let b = Bvh::<B>::build(mesh_b, build);
-    let build_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let (a, ms_a, origin_a) = tree_for::<B>(mesh_a, args.trees.tree_a.as_deref(), build)?;
+    let (b, ms_b, origin_b) = tree_for::<B>(mesh_b, args.trees.tree_b.as_deref(), build)?;
+    let build_ms = ms_a + ms_b;
+    let obtained = if origin_a == origin_b {
+        origin_word(origin_a)
+    } else {
+        "built or loaded"
+    };
     let bar = progress_bar(motions.len(), "motions");
     if motions.len() < 200 {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
@@ -102,7 +110,7 @@ fn run_with<B: BoundingVolume>(
     if !args.json {
         writeln!(
             out,
-            "A: {} ({} triangles), B: {} ({} triangles), {} trees built in {build_ms:.1} ms, tolerance {}",
+            "A: {} ({} triangles), B: {} ({} triangles), {} trees {obtained} in {build_ms:.1} ms, tolerance {}",
             args.a.display(),
             a.mesh().triangle_count(),
             args.b.display(),

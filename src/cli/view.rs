@@ -46,6 +46,13 @@ pub struct Args {
     /// Light every triangle pair within this distance (world units) from the start.
     #[arg(long, value_name = "T")]
     pub tolerance: Option<f64>,
+    /// Keep built trees in this folder and load them from it the next time [default: the
+    /// user's cache folder, e.g. ~/.cache/obbtree/trees].
+    #[arg(long, value_name = "DIR")]
+    pub tree_cache: Option<PathBuf>,
+    /// Build every tree; neither read nor write the tree cache.
+    #[arg(long, conflicts_with = "tree_cache")]
+    pub no_tree_cache: bool,
 }
 
 /// Runs `obbtree view` (the default command).
@@ -101,6 +108,12 @@ pub fn run(args: Args) -> ExitCode {
         compare: args.compare,
         tolerance: args.tolerance,
         paused: false,
+        tree_cache: if args.no_tree_cache {
+            None
+        } else {
+            args.tree_cache
+                .or_else(|| dirs::cache_dir().map(|d| d.join("obbtree").join("trees")))
+        },
     });
     match exit {
         bevy::app::AppExit::Success => ExitCode::SUCCESS,
