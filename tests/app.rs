@@ -1401,3 +1401,58 @@ fn the_squeezed_torus_finds_its_self_intersection_every_frame() {
     app.update();
     assert!(!app.world().resource::<LastSelfIntersection>().ran);
 }
+
+/// With a tree cache, the first start of a scene builds its six trees and saves them; the second
+/// start of the same scene (a new app) builds nothing, loads all six, and its queries are the
+/// first's; a split-rule rebuild builds the other split's trees, and going back loads them.
+#[test]
+fn the_second_start_of_a_scene_loads_its_trees_from_the_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = obbtree::bvh::TreeCache::new(dir.path().join("trees"));
+    let start = |cache: &obbtree::bvh::TreeCache| {
+        let mut app = App::new();
+        app.add_plugins(MinimalPlugins).add_plugins(LogicPlugins {
+            tree_cache: Some(cache.clone()),
+            ..LogicPlugins::headless(
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("assets"),
+                Some(SceneChoice::Paper(SceneId::Torus)),
+            )
+        });
+        settle(&mut app);
+        pause(&mut app);
+        go_to_step(&mut app, 656);
+        app.update();
+        app
+    };
+    let origins = |app: &App| -> Vec<obbtree::bvh::TreeOrigin> {
+        let scene = app.world().resource::<CollisionScene>();
+        [&scene.env, &scene.obj]
+            .iter()
+            .flat_map(|b| b.trees.stats.map(|s| s.origin))
+            .collect()
+    };
+    use obbtree::bvh::TreeOrigin::{Built, Loaded};
+    let first = start(&cache);
+    assert_eq!(origins(&first), vec![Built; 6]);
+    assert_eq!(std::fs::read_dir(cache.dir()).unwrap().count(), 6);
+    let mut second = start(&cache);
+    assert_eq!(origins(&second), vec![Loaded; 6]);
+    let contacts = |app: &App| app.world().resource::<LastQuery>().report.sorted_contacts();
+    assert!(
+        !contacts(&first).is_empty(),
+        "the torus rests on the landscape at step 656"
+    );
+    assert_eq!(contacts(&second), contacts(&first));
+    // Another split: built (and saved), then back to the default: loaded.
+    second
+        .world_mut()
+        .write_message(RebuildTrees(SplitRule::Median));
+    settle(&mut second);
+    assert_eq!(origins(&second), vec![Built; 6]);
+    assert_eq!(std::fs::read_dir(cache.dir()).unwrap().count(), 12);
+    second
+        .world_mut()
+        .write_message(RebuildTrees(SplitRule::default()));
+    settle(&mut second);
+    assert_eq!(origins(&second), vec![Loaded; 6]);
+}

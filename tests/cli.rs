@@ -588,3 +588,134 @@ fn collide_normals_match_the_library() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// `build` writes a tree file that `collide`, `distance` and `toi` load with `--tree-a` and
+/// `--tree-b`: the same lines as with trees built on the spot (the tree's options are the
+/// file's), the summary saying "loaded"; a tree of another mesh, or a damaged one, is refused
+/// with the reason and the file's name.
+#[test]
+fn saved_trees_load_in_collide_distance_and_toi() {
+    let dir = tempfile::tempdir().unwrap();
+    let teapot = data("teapot.obj");
+    let bunny = data("bunny-500.obj");
+    let t = teapot.to_str().unwrap();
+    let tree_path = dir.path().join("teapot-rapid.obbt");
+    let tree = tree_path.to_str().unwrap();
+    let built: serde_json::Value = serde_json::from_str(&run(&[
+        "build", t, "-o", tree, "--preset", "rapid", "--json",
+    ]))
+    .unwrap();
+    let mesh = load_obj(&teapot).unwrap();
+    assert_eq!(built["triangles"], mesh.triangle_count());
+    assert_eq!(built["fit"], "triangles");
+    assert_eq!(built["split"], "mean");
+    assert_eq!(
+        built["file_bytes"],
+        std::fs::metadata(&tree_path).unwrap().len()
+    );
+    assert_eq!(
+        built["mesh_hash"],
+        obbtree::bvh::mesh_hash(&mesh).to_hex().as_str()
+    );
+    let poses = poses_file(40);
+    let p = poses.to_str().unwrap();
+    // Without a preset the built trees would be the default's: the loaded trees keep RAPID's
+    // fit and split, so the box tests are those of `--preset rapid` (with leaf triangles).
+    let strip = |out: String| -> (Vec<serde_json::Value>, serde_json::Value) {
+        let mut lines: Vec<serde_json::Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let summary = lines.pop().unwrap();
+        for line in &mut lines {
+            line.as_object_mut().unwrap().remove("micros");
+        }
+        (lines, summary)
+    };
+    let (expected, summary) = strip(run(&[
+        "collide",
+        t,
+        t,
+        "--poses",
+        p,
+        "--json",
+        "--split",
+        "mean",
+        "--fit",
+        "triangles",
+    ]));
+    assert_eq!(
+        summary["summary"]["trees"],
+        serde_json::json!(["built", "built"])
+    );
+    let (loaded, summary) = strip(run(&[
+        "collide", t, t, "--poses", p, "--json", "--tree-a", tree, "--tree-b", tree,
+    ]));
+    assert_eq!(
+        summary["summary"]["trees"],
+        serde_json::json!(["loaded", "loaded"])
+    );
+    assert_eq!(loaded, expected);
+    assert!(expected.iter().any(|l| l["colliding"] == true));
+    // `distance` and `toi` (B's tree only).
+    let (d_expected, _) = strip(run(&["distance", t, t, "--poses", p, "--json", "--cold"]));
+    let default_tree = dir.path().join("teapot.obbt");
+    run(&["build", t, "-o", default_tree.to_str().unwrap()]);
+    let (d_loaded, summary) = strip(run(&[
+        "distance",
+        t,
+        t,
+        "--poses",
+        p,
+        "--json",
+        "--cold",
+        "--tree-b",
+        default_tree.to_str().unwrap(),
+    ]));
+    assert_eq!(
+        summary["summary"]["trees"],
+        serde_json::json!(["built", "loaded"])
+    );
+    assert_eq!(d_loaded, d_expected);
+    // A tree of the teapot offered for the bunny.
+    let refused = Command::new(env!("CARGO_BIN_EXE_obbtree"))
+        .args([
+            "collide",
+            bunny.to_str().unwrap(),
+            t,
+            "--poses",
+            p,
+            "--tree-a",
+            tree,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "error: {tree}: the tree was built for another mesh"
+        )),
+        "{stderr}"
+    );
+    // A damaged file.
+    let mut bytes = std::fs::read(&tree_path).unwrap();
+    bytes.truncate(bytes.len() - 10);
+    std::fs::write(&tree_path, &bytes).unwrap();
+    let motion = temp_file("motion.txt", "1 0 0 0 3 0 0  1 0 0 0 0 0 0\n");
+    let refused = Command::new(env!("CARGO_BIN_EXE_obbtree"))
+        .args([
+            "toi",
+            t,
+            t,
+            "--motions",
+            motion.to_str().unwrap(),
+            "--tree-a",
+            tree,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("truncated tree file"), "{stderr}");
+}

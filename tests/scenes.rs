@@ -121,6 +121,7 @@ fn replayed_paths_exercise_contacts_as_recorded() {
             1,
             SeparationPolicy::TopDown,
             &QueryOptions::default(),
+            None,
             &mut |_| {},
         );
         // From the separation list: the same contacts.
@@ -129,6 +130,7 @@ fn replayed_paths_exercise_contacts_as_recorded() {
             1,
             SeparationPolicy::Deferred,
             &QueryOptions::default(),
+            None,
             &mut |_| {},
         );
         assert_eq!(listed.contacts, row.contacts, "{id}");

@@ -138,10 +138,18 @@ fn another_version_is_named_with_both_numbers() {
     let (mesh, mut bytes) = small();
     bytes[8..12].copy_from_slice(&7u32.to_le_bytes());
     let err = Bvh::<Obb>::from_bytes(mesh, &bytes).unwrap_err();
-    assert!(matches!(err, TreeFileError::Version { found: 7, supported: FORMAT_VERSION }));
+    assert!(matches!(
+        err,
+        TreeFileError::Version {
+            found: 7,
+            supported: FORMAT_VERSION
+        }
+    ));
     assert_eq!(
         err.to_string(),
-        format!("tree file format version 7; this build reads version {FORMAT_VERSION} (build the tree again)")
+        format!(
+            "tree file format version 7; this build reads version {FORMAT_VERSION} (build the tree again)"
+        )
     );
     assert!(matches!(
         Bvh::<Obb>::from_bytes(small().0, b"solid ascii STL file"),
@@ -210,10 +218,16 @@ fn files_name_themselves_in_errors() {
     let (mesh, bytes) = small();
     let file = temp_file("cut.obbt", &bytes[..40]);
     let err = Bvh::<Obb>::load(mesh.clone(), &file).unwrap_err();
-    assert!(matches!(err.cause(), TreeFileError::Truncated { found: 40, .. }));
+    assert!(matches!(
+        err.cause(),
+        TreeFileError::Truncated { found: 40, .. }
+    ));
     assert_eq!(
         err.to_string(),
-        format!("{}: truncated tree file: 40 bytes, 56 expected", file.display())
+        format!(
+            "{}: truncated tree file: 40 bytes, 56 expected",
+            file.display()
+        )
     );
     let missing = file.with_file_name("missing.obbt");
     match Bvh::<Obb>::load(mesh, &missing) {
@@ -240,13 +254,22 @@ fn the_cache_builds_once_then_loads_and_replaces_a_damaged_file() {
     assert_eq!(second.path, first.path);
     assert_eq!(second.tree.to_bytes(), first.tree.to_bytes());
     // Another kind and another split are other files.
-    assert_eq!(cache.tree::<Aabb>(&mesh, &hash, &options).origin, TreeOrigin::Built);
+    assert_eq!(
+        cache.tree::<Aabb>(&mesh, &hash, &options).origin,
+        TreeOrigin::Built
+    );
     let mean = BuildOptions {
         split: SplitRule::Mean,
         ..options
     };
-    assert_eq!(cache.tree::<Obb>(&mesh, &hash, &mean).origin, TreeOrigin::Built);
-    assert_eq!(cache.tree::<Obb>(&mesh, &hash, &mean).origin, TreeOrigin::Loaded);
+    assert_eq!(
+        cache.tree::<Obb>(&mesh, &hash, &mean).origin,
+        TreeOrigin::Built
+    );
+    assert_eq!(
+        cache.tree::<Obb>(&mesh, &hash, &mean).origin,
+        TreeOrigin::Loaded
+    );
     // A damaged file: built again, the reason given, and sound the next time.
     let mut bytes = std::fs::read(&first.path).unwrap();
     let middle = bytes.len() / 2;
@@ -255,10 +278,16 @@ fn the_cache_builds_once_then_loads_and_replaces_a_damaged_file() {
     let third = cache.tree::<Obb>(&mesh, &hash, &options);
     assert_eq!(third.origin, TreeOrigin::Built);
     assert!(
-        matches!(third.problem.as_ref().map(|p| p.cause()), Some(TreeFileError::Corrupted { .. })),
+        matches!(
+            third.problem.as_ref().map(|p| p.cause()),
+            Some(TreeFileError::Corrupted { .. })
+        ),
         "{:?}",
         third.problem
     );
     assert_eq!(third.tree.to_bytes(), first.tree.to_bytes());
-    assert_eq!(cache.tree::<Obb>(&mesh, &hash, &options).origin, TreeOrigin::Loaded);
+    assert_eq!(
+        cache.tree::<Obb>(&mesh, &hash, &options).origin,
+        TreeOrigin::Loaded
+    );
 }

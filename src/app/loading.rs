@@ -308,7 +308,11 @@ fn side_by_side(
         name,
         paper: None,
         env: body(env, Isometry::identity(), cache),
-        obj: body(obj, Isometry::translation(offset.x, offset.y, offset.z), cache),
+        obj: body(
+            obj,
+            Isometry::translation(offset.x, offset.y, offset.z),
+            cache,
+        ),
         path: Vec::new(),
         deform: None,
         generation: 0,

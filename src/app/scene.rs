@@ -6,7 +6,9 @@
 //! on "the tree of the chosen kind" implements [`KindVisitor`] once, generically.
 
 use crate::bv::{Aabb, BoundingVolume, BvKind, Obb, Sphere};
-use crate::bvh::{BuildOptions, Bvh, MeshHash, Persistent, SplitRule, TreeCache, TreeOrigin, mesh_hash};
+use crate::bvh::{
+    BuildOptions, Bvh, MeshHash, Persistent, SplitRule, TreeCache, TreeOrigin, mesh_hash,
+};
 use crate::math::{Isometry, Matrix3, Point};
 use crate::mesh::{MeshError, TriMesh};
 use bevy::platform::time::Instant;

@@ -90,7 +90,9 @@ impl TreeCache {
                 Ok(_) => {
                     problem = Some(TreeFileError::Io {
                         path: path.clone(),
-                        source: std::io::Error::other("built with other options than its name says"),
+                        source: std::io::Error::other(
+                            "built with other options than its name says",
+                        ),
                     })
                 }
                 Err(e) => problem = Some(e),

@@ -115,7 +115,9 @@ pub enum TreeFileError {
     #[error("not an obbtree tree file (it does not start with the tree file signature)")]
     NotATreeFile,
     /// The file is of another format version.
-    #[error("tree file format version {found}; this build reads version {supported} (build the tree again)")]
+    #[error(
+        "tree file format version {found}; this build reads version {supported} (build the tree again)"
+    )]
     Version {
         /// The file's version.
         found: u32,
@@ -224,7 +226,12 @@ struct Payload<B> {
 
 fn header_check(prefix: &[u8]) -> [u8; 4] {
     let h = blake3::hash(prefix);
-    [h.as_bytes()[0], h.as_bytes()[1], h.as_bytes()[2], h.as_bytes()[3]]
+    [
+        h.as_bytes()[0],
+        h.as_bytes()[1],
+        h.as_bytes()[2],
+        h.as_bytes()[3],
+    ]
 }
 
 /// The envelope's checks: the body, once the signature, version, length and hashes hold.
@@ -286,7 +293,8 @@ const UNDECODABLE: TreeFileError = TreeFileError::Corrupted {
 /// [`TreeFileError::NotATreeFile`], [`TreeFileError::Version`], [`TreeFileError::Truncated`]
 /// or [`TreeFileError::Corrupted`].
 pub fn info(bytes: &[u8]) -> Result<TreeFileInfo, TreeFileError> {
-    let (info, _) = postcard::take_from_bytes::<TreeFileInfo>(body(bytes)?).map_err(|_| UNDECODABLE)?;
+    let (info, _) =
+        postcard::take_from_bytes::<TreeFileInfo>(body(bytes)?).map_err(|_| UNDECODABLE)?;
     Ok(info)
 }
 
@@ -327,7 +335,8 @@ impl<B: Persistent> Bvh<B> {
         };
         let out = vec![0u8; PRELUDE];
         let out = postcard::to_extend(&info, out).expect("encoding into a Vec does not fail");
-        let mut out = postcard::to_extend(&payload, out).expect("encoding into a Vec does not fail");
+        let mut out =
+            postcard::to_extend(&payload, out).expect("encoding into a Vec does not fail");
         let len = (out.len() - PRELUDE) as u64;
         out[..8].copy_from_slice(&MAGIC);
         out[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
@@ -347,7 +356,8 @@ impl<B: Persistent> Bvh<B> {
     /// A [`TreeFileError`] saying which check failed: never a wrong tree from a damaged file.
     pub fn from_bytes(mesh: impl Into<Arc<TriMesh>>, bytes: &[u8]) -> Result<Self, TreeFileError> {
         let body = body(bytes)?;
-        let (info, rest) = postcard::take_from_bytes::<TreeFileInfo>(body).map_err(|_| UNDECODABLE)?;
+        let (info, rest) =
+            postcard::take_from_bytes::<TreeFileInfo>(body).map_err(|_| UNDECODABLE)?;
         if info.kind != B::KIND {
             return Err(TreeFileError::WrongKind {
                 found: info.kind,
@@ -367,7 +377,8 @@ impl<B: Persistent> Bvh<B> {
                 expected_triangles: mesh.triangle_count() as u64,
             });
         }
-        let (payload, rest) = postcard::take_from_bytes::<Payload<B>>(rest).map_err(|_| UNDECODABLE)?;
+        let (payload, rest) =
+            postcard::take_from_bytes::<Payload<B>>(rest).map_err(|_| UNDECODABLE)?;
         if !rest.is_empty() {
             return Err(UNDECODABLE);
         }
@@ -378,7 +389,9 @@ impl<B: Persistent> Bvh<B> {
             links,
             leaf_ids,
         } = payload;
-        if volumes.len() != links.len() || ![reach, radius, center_reach].iter().all(|x| x.is_finite()) {
+        if volumes.len() != links.len()
+            || ![reach, radius, center_reach].iter().all(|x| x.is_finite())
+        {
             return Err(UNDECODABLE);
         }
         let nodes: Vec<Node<B>> = volumes

@@ -2,6 +2,7 @@
 //! paper's (Gottschalk et al. 1996, §7.2).
 
 use super::progress_bar;
+use obbtree::bvh::TreeCache;
 use obbtree::prelude::*;
 use obbtree::query::SeparationPolicy;
 use obbtree::scenes::{self, SceneId, bench};
@@ -39,6 +40,10 @@ pub struct Args {
     /// step and per frame of two steps, and the time-of-impact searches' share.
     #[arg(long)]
     pub simulate: bool,
+    /// Load both trees from this folder when they are there (`build_ms` is then the load
+    /// time); build and save them there when not.
+    #[arg(long, value_name = "DIR")]
+    pub tree_cache: Option<PathBuf>,
 }
 
 /// Runs `obbtree bench`.
@@ -65,10 +70,14 @@ pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     } else {
         QueryOptions::default()
     };
+    let cache = args.tree_cache.clone().map(TreeCache::new);
+    let cache = cache.as_ref();
     let row = match args.bv {
-        BvKind::Obb => bench::bench::<Obb>(&scene, every, args.start, &options, &mut tick),
-        BvKind::Aabb => bench::bench::<Aabb>(&scene, every, args.start, &options, &mut tick),
-        BvKind::Sphere => bench::bench::<Sphere>(&scene, every, args.start, &options, &mut tick),
+        BvKind::Obb => bench::bench::<Obb>(&scene, every, args.start, &options, cache, &mut tick),
+        BvKind::Aabb => bench::bench::<Aabb>(&scene, every, args.start, &options, cache, &mut tick),
+        BvKind::Sphere => {
+            bench::bench::<Sphere>(&scene, every, args.start, &options, cache, &mut tick)
+        }
     };
     bar.finish_and_clear();
     if args.json {
@@ -84,6 +93,15 @@ pub fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             ns(row.costs.c_v),
             ns(row.costs.c_p)
         );
+        if let Some(cache) = cache {
+            let word = |loaded: bool| if loaded { "loaded" } else { "built and saved" };
+            println!(
+                "trees: environment {}, object {} (tree cache {})",
+                word(row.loaded[0]),
+                word(row.loaded[1]),
+                cache.dir().display()
+            );
+        }
         println!(
             "queries start from: {}",
             match row.start {

@@ -67,7 +67,11 @@ fn run_with<B: Persistent>(
     let loaded = Bvh::<B>::load(mesh.clone(), out)?;
     let load_ms = start.elapsed().as_secs_f64() * 1e3;
     if loaded.nodes().len() != tree.nodes().len() || loaded.depth() != tree.depth() {
-        return Err(format!("{}: the saved tree does not read back as written", out.display()).into());
+        return Err(format!(
+            "{}: the saved tree does not read back as written",
+            out.display()
+        )
+        .into());
     }
     let bytes = std::fs::metadata(out)?.len();
     let triangles = mesh.triangle_count();

@@ -158,7 +158,13 @@ fn run_with<B: Persistent>(
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     use std::io::Write;
     if !args.json {
-        write_header(&mut out, args, &a, &b, [(build_a, origin_a), (build_b, origin_b)])?;
+        write_header(
+            &mut out,
+            args,
+            &a,
+            &b,
+            [(build_a, origin_a), (build_b, origin_b)],
+        )?;
     }
     let results = query_poses(args, &a, &b, poses, options, &bar)?;
     let mut totals = write_rows(&mut out, args, poses, &results)?;
@@ -183,7 +189,10 @@ fn write_header<B: BoundingVolume>(
     b: &Bvh<B>,
     obtained: [(f64, TreeOrigin); 2],
 ) -> std::io::Result<()> {
-    for (name, path, tree, (ms, origin)) in [("A", &args.a, a, obtained[0]), ("B", &args.b, b, obtained[1])] {
+    for (name, path, tree, (ms, origin)) in [
+        ("A", &args.a, a, obtained[0]),
+        ("B", &args.b, b, obtained[1]),
+    ] {
         writeln!(
             out,
             "{name}: {} ({} triangles, {} tree {} in {:.1} ms, {:.0} bytes/triangle)",

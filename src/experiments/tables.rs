@@ -62,6 +62,7 @@ pub(super) fn measure(
             every,
             SeparationPolicy::TopDown,
             &options,
+            None,
             &mut |i| progress(&stage, i as u64, 2 * n),
         );
         let aabb = bench::<Aabb>(
@@ -69,6 +70,7 @@ pub(super) fn measure(
             every,
             SeparationPolicy::TopDown,
             &options,
+            None,
             &mut |i| progress(&stage, n + i as u64, 2 * n),
         );
         if obb.contacts != aabb.contacts {

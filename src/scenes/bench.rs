@@ -9,14 +9,16 @@
 
 use super::{PaperRow, Scene, SceneId, SceneSpec};
 use crate::bv::{BoundingVolume, BvKind};
-use crate::bvh::{BuildOptions, Bvh};
+use crate::bvh::{BuildOptions, Bvh, Persistent, TreeCache, TreeOrigin, mesh_hash};
 use crate::math::{Isometry, relative_parts};
+use crate::mesh::TriMesh;
 use crate::query::{
     CollideWith, CollisionReport, ContactMode, QueryOptions, SeparationList, SeparationPolicy,
     collide_with,
 };
 use crate::timing::{median, timed};
 use serde::Serialize;
+use std::sync::Arc;
 
 /// One row of Table 3, measured here. Times are wall-clock on this machine.
 #[derive(Clone, Debug, Serialize)]
@@ -56,8 +58,11 @@ pub struct BenchRow {
     /// Eq. (1)'s constants T_0, C_v and C_p (seconds) measured with [`crate::query::cost`] on
     /// [`COST_SAMPLE`] poses spread over the path (all contacts).
     pub costs: crate::timing::SampleCosts,
-    /// Build time of the environment's and the object's hierarchy, milliseconds.
+    /// Build time of the environment's and the object's hierarchy, milliseconds (with a tree
+    /// cache, the time to hash the mesh and load the tree where it was there).
     pub build_ms: [f64; 2],
+    /// Whether each hierarchy was loaded from the tree cache rather than built.
+    pub loaded: [bool; 2],
     /// Memory of both hierarchies (nodes, not meshes) over their triangles, bytes.
     pub bytes_per_triangle: f64,
     /// The paper's row, where it has one.
@@ -72,18 +77,27 @@ pub const COST_SAMPLE: usize = 25;
 /// the previous pose's separation list (Li & Chen §4: the same contacts, fewer box tests on a
 /// coherent path), with `options` (all contacts: its contact mode is not read; the paper's
 /// Table 3 tests every leaf by its box, [`QueryOptions::leaf_boxes`]); `progress` is called
-/// after each replayed pose.
-pub fn bench<B: BoundingVolume>(
+/// after each replayed pose. With `cache`, the trees are loaded from it when it holds them
+/// (else built and saved there).
+pub fn bench<B: Persistent>(
     scene: &Scene,
     every: usize,
     start: SeparationPolicy,
     options: &QueryOptions,
+    cache: Option<&TreeCache>,
     progress: &mut dyn FnMut(usize),
 ) -> BenchRow {
     let every = every.max(1);
     let build = BuildOptions::default();
-    let (a, build_a) = timed(|| Bvh::<B>::build(scene.environment.clone(), &build));
-    let (b, build_b) = timed(|| Bvh::<B>::build(scene.object.clone(), &build));
+    let tree = |mesh: &Arc<TriMesh>| match cache {
+        Some(cache) => {
+            let cached = cache.tree::<B>(mesh, &mesh_hash(mesh), &build);
+            (cached.tree, cached.origin == TreeOrigin::Loaded)
+        }
+        None => (Bvh::<B>::build(mesh.clone(), &build), false),
+    };
+    let ((a, loaded_a), build_a) = timed(|| tree(&scene.environment));
+    let ((b, loaded_b), build_b) = timed(|| tree(&scene.object));
 
     let options = QueryOptions {
         mode: ContactMode::AllContacts,
@@ -160,6 +174,7 @@ pub fn bench<B: BoundingVolume>(
         avg_contacts_per_step: contacts as f64 / steps.max(1) as f64,
         costs,
         build_ms: [build_a * 1e3, build_b * 1e3],
+        loaded: [loaded_a, loaded_b],
         bytes_per_triangle: (a.memory_bytes() + b.memory_bytes()) as f64 / tris as f64,
         paper: Some(SceneSpec::of(scene.id).paper),
     }
