@@ -94,3 +94,39 @@ fn query_paper_preset_fields() {
         }
     );
 }
+
+/// `build_with_progress` counts every triangle into a leaf exactly once, on one thread and on
+/// several, with every split rule (van den Bergen's AABB builder included), and builds the tree
+/// `build` builds.
+#[test]
+fn build_progress_counts_every_triangle_once() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    // 69,451 triangles: past the parallel threshold and many progress steps.
+    let mesh = std::sync::Arc::new(load("stanford-bunny.obj"));
+    for split in [SplitRule::Binned, SplitRule::Mean, SplitRule::BoxMidpoint] {
+        for parallel in [false, true] {
+            let options = BuildOptions {
+                split,
+                parallel,
+                ..BuildOptions::default()
+            };
+            let done = AtomicUsize::new(0);
+            let aabb = Bvh::<Aabb>::build_with_progress(mesh.clone(), &options, &done);
+            assert_eq!(
+                done.load(Ordering::Relaxed),
+                mesh.triangle_count(),
+                "{split:?}"
+            );
+            let built = Bvh::<Aabb>::build(mesh.clone(), &options);
+            assert!(
+                aabb.nodes()
+                    .iter()
+                    .zip(built.nodes())
+                    .all(|(x, y)| x.bv == y.bv)
+            );
+        }
+    }
+    let done = AtomicUsize::new(0);
+    Bvh::<Obb>::build_with_progress(mesh.clone(), &BuildOptions::default(), &done);
+    assert_eq!(done.load(Ordering::Relaxed), mesh.triangle_count());
+}

@@ -18,8 +18,8 @@ const IDENTITY: [Vector; 3] = [
 /// axis test of Gottschalk et al. 1996, §5, with the relative rotation and its absolute value
 /// computed once per query (van den Bergen 1998, §3).
 #[derive(Clone, Copy, Debug, PartialEq)]
-// Saved trees (`bvh::tree_file`); a loaded volume is checked with `well_formed`.
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+// Saved trees (`bvh::tree_file`) as plain floats; a loaded volume is checked with `well_formed`.
+#[cfg_attr(feature = "persist", derive(bytemuck::Pod, bytemuck::Zeroable))]
 #[repr(C)]
 pub struct Aabb {
     center: [f32; 3],

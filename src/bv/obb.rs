@@ -26,8 +26,8 @@ use std::cell::RefCell;
 /// single precision. The stored numbers are rounded outward so the box contains what it was
 /// fitted to.
 #[derive(Clone, Copy, Debug, PartialEq)]
-// Saved trees (`bvh::tree_file`); a loaded volume is checked with `well_formed`.
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+// Saved trees (`bvh::tree_file`) as plain floats; a loaded volume is checked with `well_formed`.
+#[cfg_attr(feature = "persist", derive(bytemuck::Pod, bytemuck::Zeroable))]
 #[repr(C)] // the overlap test reads the fields as 15 consecutive floats (`Obb::floats`)
 pub struct Obb {
     /// Column-major: `cols[k][i]` is coordinate `k` of axis `i` (so `cols[k]` lines up the three

@@ -8,8 +8,8 @@ use crate::math::{Matrix3, Point, Real, Vector, f32_up};
 /// Fitted around the centre of the group's AABB with the radius of the farthest vertex, rounded
 /// outward; a sphere tree splits its groups along the AABB's longest axis.
 #[derive(Clone, Copy, Debug, PartialEq)]
-// Saved trees (`bvh::tree_file`); a loaded volume is checked with `well_formed`.
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+// Saved trees (`bvh::tree_file`) as plain floats; a loaded volume is checked with `well_formed`.
+#[cfg_attr(feature = "persist", derive(bytemuck::Pod, bytemuck::Zeroable))]
 #[repr(C)]
 pub struct Sphere {
     center: [f32; 3],

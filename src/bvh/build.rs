@@ -4,6 +4,7 @@ use super::{LEAF, Node};
 use crate::bv::{BoundingVolume, BvKind, Group, ObbFit, TriangleMoments};
 use crate::math::{Point, Real, Vector};
 use crate::mesh::TriMesh;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Where a group is cut along the chosen axis.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -123,6 +124,9 @@ impl BuildOptions {
 #[cfg(feature = "parallel")]
 const PARALLEL_MIN: usize = 4096;
 
+/// Leaves a thread builds between two reports to the build's progress counter.
+const PROGRESS_STEP: usize = 4096;
+
 /// The current group's vertices and per-group storage of the split, reused from group to group.
 struct Scratch {
     /// Per mesh vertex: the generation of the group that last gathered it, and its index in
@@ -145,6 +149,8 @@ struct Scratch {
     bins: Box<[[[Real; 6]; SPLIT_BINS]; 6]>,
     counts: [[u32; SPLIT_BINS]; 6],
     right: [Real; SPLIT_BINS],
+    /// Leaves built since the last report to the build's progress counter.
+    done: usize,
 }
 
 impl Scratch {
@@ -159,7 +165,22 @@ impl Scratch {
             bins: Box::new([[[0.0; 6]; SPLIT_BINS]; 6]),
             counts: [[0; SPLIT_BINS]; 6],
             right: [0.0; SPLIT_BINS],
+            done: 0,
         }
+    }
+
+    /// Counts one more leaf, adding the count to `progress` every [`PROGRESS_STEP`] leaves.
+    #[inline(always)]
+    fn leaf_done(&mut self, progress: &AtomicUsize) {
+        self.done += 1;
+        if self.done >= PROGRESS_STEP {
+            self.flush(progress);
+        }
+    }
+
+    /// Adds the leaves not yet reported to `progress`.
+    fn flush(&mut self, progress: &AtomicUsize) {
+        progress.fetch_add(std::mem::take(&mut self.done), Ordering::Relaxed);
     }
 
     /// Projects each gathered vertex once (a vertex has some six triangles: the same values as
@@ -212,11 +233,13 @@ impl Scratch {
 /// Builds the node array of `mesh` with volumes in the volume frame whose origin (model frame)
 /// is `origin`; returns the nodes, the depth and the mesh triangle of each leaf slot: the leaves
 /// are numbered in the order they appear in the node array (so the leaves of any subtree have
-/// consecutive slots) and each leaf's link names its slot.
+/// consecutive slots) and each leaf's link names its slot. Adds the leaves built to `progress`
+/// as it goes (every [`PROGRESS_STEP`] leaves a thread).
 pub(super) fn build<B: BoundingVolume>(
     mesh: &TriMesh,
     origin: Vector,
     options: &BuildOptions,
+    progress: &AtomicUsize,
 ) -> (Vec<Node<B>>, usize, Vec<u32>) {
     if B::KIND == BvKind::Aabb && options.split == SplitRule::BoxMidpoint {
         // Van den Bergen's AABB trees, from each triangle's box ([`super::midpoint`]).
@@ -224,10 +247,11 @@ pub(super) fn build<B: BoundingVolume>(
             Box::new(super::midpoint::build(mesh, origin, options.parallel));
         if let Ok(built) = built.downcast::<(Vec<Node<B>>, usize)>() {
             let (nodes, depth) = *built;
+            progress.fetch_add(mesh.triangle_count(), Ordering::Relaxed);
             return number_leaves(nodes, depth);
         }
     }
-    build_general(mesh, origin, options)
+    build_general(mesh, origin, options, progress)
 }
 
 /// Numbers the leaves of `nodes` (links `LEAF | triangle`) into slots in node order; returns
@@ -249,6 +273,7 @@ fn build_general<B: BoundingVolume>(
     mesh: &TriMesh,
     origin: Vector,
     options: &BuildOptions,
+    progress: &AtomicUsize,
 ) -> (Vec<Node<B>>, usize, Vec<u32>) {
     let n = mesh.triangle_count();
     let mut tris: Vec<u32> = (0..n as u32).collect();
@@ -271,6 +296,7 @@ fn build_general<B: BoundingVolume>(
         mesh,
         origin,
         moments: &moments,
+        progress,
     };
     let depth = build_rec::<B>(
         &frame,
@@ -282,6 +308,7 @@ fn build_general<B: BoundingVolume>(
         options,
         None,
     );
+    scratch.flush(progress);
     // SAFETY: build_rec initialised all 2n − 1 slots: a subtree of k triangles writes its own
     // slot and the 2k − 2 slots of `below` (a leaf has none; an internal node writes its
     // children's pair and hands each child its own range).
@@ -378,6 +405,7 @@ fn build_rec<B: BoundingVolume>(
             link: LEAF | tris[0],
             align: [],
         });
+        scratch.leaf_done(frame.progress);
         return 0;
     }
     let k = partition(
@@ -445,7 +473,9 @@ fn build_children<B: BoundingVolume>(
     #[cfg(feature = "parallel")]
     let (dl, dr) = if options.parallel && n >= PARALLEL_MIN {
         let mut other = Scratch::new(frame.mesh.vertices().len());
-        rayon::join(|| left(scratch), || right(&mut other))
+        let depths = rayon::join(|| left(scratch), || right(&mut other));
+        other.flush(frame.progress);
+        depths
     } else {
         (left(scratch), right(scratch))
     };
@@ -511,6 +541,8 @@ struct Frame<'a> {
     origin: Vector,
     /// The triangle moments of RAPID's fit (empty for other fits and volumes).
     moments: &'a [TriangleMoments],
+    /// The count of leaves built, reported as the build goes ([`Scratch::leaf_done`]).
+    progress: &'a AtomicUsize,
 }
 
 impl Frame<'_> {
@@ -1243,6 +1275,7 @@ mod tests {
             mesh: &mesh,
             origin: Vector::new(1.0, -2.0, 3.0),
             moments: &[],
+            progress: &AtomicUsize::new(0),
         };
         check(&frame, &[0, 1, 2].map(|k| m.column(k).into_owned()))
     }

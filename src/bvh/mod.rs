@@ -29,6 +29,7 @@ use crate::bv::{BoundingVolume, BvKind, Obb};
 use crate::math::{Matrix3, Point, Real, Vector};
 use crate::mesh::{MeshError, TriMesh};
 use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
 
 const LEAF: u32 = 1 << 31;
 
@@ -186,10 +187,21 @@ impl<B: BoundingVolume> Bvh<B> {
     /// tree.validate().unwrap();
     /// ```
     pub fn build(mesh: impl Into<Arc<TriMesh>>, options: &BuildOptions) -> Self {
+        Self::build_with_progress(mesh, options, &AtomicUsize::new(0))
+    }
+
+    /// [`Bvh::build`], adding to `progress` the number of triangles placed in leaves as the
+    /// build goes (in steps of a few thousand per thread; the whole count by the end), for a
+    /// progress bar another thread reads.
+    pub fn build_with_progress(
+        mesh: impl Into<Arc<TriMesh>>,
+        options: &BuildOptions,
+        progress: &AtomicUsize,
+    ) -> Self {
         let mesh = mesh.into();
         let (lo, hi) = mesh.bounds();
         let origin = nalgebra::center(&lo, &hi).coords;
-        let (nodes, depth, leaf_ids) = build::build::<B>(&mesh, origin, options);
+        let (nodes, depth, leaf_ids) = build::build::<B>(&mesh, origin, options, progress);
         let mut tree = Bvh {
             mesh,
             options: *options,

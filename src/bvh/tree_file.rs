@@ -11,10 +11,13 @@
 //! | 12..20 | the body's length in bytes |
 //! | 20..24 | the first 4 bytes of the blake3 hash of bytes 0..20 (the header's check) |
 //! | 24..56 | the blake3 hash of the body |
-//! | 56.. | the body, postcard-encoded: volume type, split rule, fit, the mesh's hash and sizes, then the volumes, the nodes' links and the leaves' triangles |
+//! | 56..60 | the body: the length `h` of its header |
+//! | 60..60+h | the header, postcard-encoded: volume type, split rule, fit, the mesh's hash and sizes; the volume frame's origin, the tree's measures, the node count and the bytes of a volume |
+//! | then | the volumes (their `f32`s), the nodes' links (`u32`), the leaves' triangles (`u32`) |
 //!
-//! Loading checks, in order: the signature, the version, the length (a shorter file is
-//! truncated), both hashes (a changed byte is corruption), the volume type, the mesh, then the
+//! Saving and loading stream the file in 64 KiB pieces. Loading checks, in order: the
+//! signature, the version, the length (a shorter file is truncated), both hashes (a changed
+//! byte is corruption), the volume type, the mesh, then the
 //! tree's shape (`2n − 1` nodes, each node but the root the child of exactly one node before
 //! it, every triangle in one leaf, every volume well formed): a loaded tree cannot make a query
 //! panic or loop. Whether the volumes bound their triangles is not checked again (that is
@@ -23,7 +26,7 @@
 use super::{BuildOptions, Bvh, BvhError, LEAF, Node, SplitRule};
 use crate::bv::{BoundingVolume, BvKind, ObbFit};
 use crate::mesh::TriMesh;
-use serde::{Deserialize, Serialize, de::DeserializeOwned};
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -35,8 +38,8 @@ pub const FORMAT_VERSION: u32 = 1;
 const PRELUDE: usize = 56;
 
 /// A volume type whose trees can be saved: every [`BoundingVolume`] of this crate.
-pub trait Persistent: BoundingVolume + Serialize + DeserializeOwned {}
-impl<B: BoundingVolume + Serialize + DeserializeOwned> Persistent for B {}
+pub trait Persistent: BoundingVolume + bytemuck::Pod {}
+impl<B: BoundingVolume + bytemuck::Pod> Persistent for B {}
 
 /// The blake3 hash of a mesh's vertex and triangle counts, vertices (f64, little-endian) and
 /// triangles (u32, little-endian): what a tree file was built for.
@@ -213,15 +216,17 @@ impl TreeFileInfo {
     }
 }
 
-/// The body after [`TreeFileInfo`]: the hierarchy itself.
+/// The header's second part: what is needed to read the arrays.
 #[derive(Serialize, Deserialize)]
-struct Payload<B> {
+struct Layout {
+    /// [`Bvh::origin`].
     origin: [f64; 3],
     /// [`Bvh::reach`], [`Bvh::radius`], [`Bvh::center_reach`].
     measures: [f64; 3],
-    volumes: Vec<B>,
-    links: Vec<u32>,
-    leaf_ids: Vec<u32>,
+    /// Nodes (`2n − 1`).
+    nodes: u64,
+    /// Bytes of one volume.
+    volume_bytes: u64,
 }
 
 fn header_check(prefix: &[u8]) -> [u8; 4] {
@@ -234,37 +239,126 @@ fn header_check(prefix: &[u8]) -> [u8; 4] {
     ]
 }
 
-/// The envelope's checks: the body, once the signature, version, length and hashes hold.
-fn body(bytes: &[u8]) -> Result<&[u8], TreeFileError> {
-    let found = bytes.len() as u64;
-    let n = bytes.len().min(MAGIC.len());
-    if bytes[..n] != MAGIC[..n] {
+const UNDECODABLE: TreeFileError = TreeFileError::Corrupted {
+    what: "the header does not decode",
+};
+
+const SIZES: TreeFileError = TreeFileError::Corrupted {
+    what: "the header's sizes disagree with the file's length",
+};
+
+/// Bytes read or written at a time (and hashed at a time).
+const CHUNK: usize = 1 << 16;
+
+/// The body being read: every byte hashed, never past its length.
+struct BodyReader<R> {
+    inner: R,
+    path: Option<PathBuf>,
+    hasher: blake3::Hasher,
+    left: u64,
+}
+
+impl<R: std::io::Read> BodyReader<R> {
+    fn read_exact(&mut self, buf: &mut [u8]) -> Result<(), TreeFileError> {
+        if buf.len() as u64 > self.left {
+            return Err(SIZES);
+        }
+        self.inner
+            .read_exact(buf)
+            .map_err(|source| TreeFileError::Io {
+                path: self.path.clone().unwrap_or_default(),
+                source,
+            })?;
+        self.hasher.update(buf);
+        self.left -= buf.len() as u64;
+        Ok(())
+    }
+
+    /// Reads `count` little-endian items of `size` bytes, handing each to `item`.
+    fn read_items(
+        &mut self,
+        count: usize,
+        size: usize,
+        mut item: impl FnMut(&[u8]),
+    ) -> Result<(), TreeFileError> {
+        let per_chunk = (CHUNK / size).max(1);
+        let mut buf = vec![0u8; per_chunk * size];
+        let mut remaining = count;
+        while remaining > 0 {
+            let k = remaining.min(per_chunk);
+            let bytes = &mut buf[..k * size];
+            self.read_exact(bytes)?;
+            for chunk in bytes.chunks_exact_mut(size) {
+                from_le_words(chunk);
+                item(chunk);
+            }
+            remaining -= k;
+        }
+        Ok(())
+    }
+
+    /// Hashes what is left and compares the hash with `expected`.
+    fn finish(mut self, expected: &[u8]) -> Result<(), TreeFileError> {
+        let mut buf = vec![0u8; CHUNK];
+        while self.left > 0 {
+            let k = (self.left as usize).min(CHUNK);
+            self.read_exact(&mut buf[..k])?;
+        }
+        if self.hasher.finalize().as_bytes() != expected {
+            return Err(TreeFileError::Corrupted {
+                what: "the tree's bytes fail their hash",
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The file's 4-byte little-endian words in the machine's order (no-op on little-endian).
+fn from_le_words(bytes: &mut [u8]) {
+    if cfg!(target_endian = "big") {
+        for w in bytes.chunks_exact_mut(4) {
+            w.reverse();
+        }
+    }
+}
+
+/// What the envelope's checks give: the body's length and hash.
+struct Envelope {
+    body_len: u64,
+    body_hash: [u8; 32],
+}
+
+/// The envelope's checks on the first bytes (`prelude`, up to [`PRELUDE`]) of a file of
+/// `found` bytes in all.
+fn envelope(prelude: &[u8], found: u64) -> Result<Envelope, TreeFileError> {
+    let n = prelude.len().min(MAGIC.len());
+    if prelude[..n] != MAGIC[..n] {
         return Err(TreeFileError::NotATreeFile);
     }
-    let truncated = |expected: usize| TreeFileError::Truncated {
-        expected: expected as u64,
+    let truncated = TreeFileError::Truncated {
+        expected: PRELUDE as u64,
         found,
     };
-    if bytes.len() < 12 {
-        return Err(truncated(PRELUDE));
+    if prelude.len() < 12 {
+        return Err(truncated);
     }
-    let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+    let version = u32::from_le_bytes(prelude[8..12].try_into().expect("4 bytes"));
     if version != FORMAT_VERSION {
         return Err(TreeFileError::Version {
             found: version,
             supported: FORMAT_VERSION,
         });
     }
-    if bytes.len() < PRELUDE {
-        return Err(truncated(PRELUDE));
+    if prelude.len() < PRELUDE {
+        return Err(truncated);
     }
-    if bytes[20..24] != header_check(&bytes[..20]) {
+    if prelude[20..24] != header_check(&prelude[..20]) {
         return Err(TreeFileError::Corrupted {
             what: "the header fails its check",
         });
     }
-    let len = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
-    let expected = (PRELUDE as u64).saturating_add(len);
+    let body_len = u64::from_le_bytes(prelude[12..20].try_into().expect("8 bytes"));
+    let expected = (PRELUDE as u64).saturating_add(body_len);
     if found < expected {
         return Err(TreeFileError::Truncated { expected, found });
     }
@@ -273,18 +367,124 @@ fn body(bytes: &[u8]) -> Result<&[u8], TreeFileError> {
             what: "bytes after the end of the tree",
         });
     }
-    let body = &bytes[PRELUDE..];
-    if blake3::hash(body).as_bytes() != &bytes[24..56] {
-        return Err(TreeFileError::Corrupted {
-            what: "the tree's bytes fail their hash",
-        });
-    }
-    Ok(body)
+    Ok(Envelope {
+        body_len,
+        body_hash: prelude[24..56].try_into().expect("32 bytes"),
+    })
 }
 
-const UNDECODABLE: TreeFileError = TreeFileError::Corrupted {
-    what: "the body does not decode (hashes match: not written by obbtree)",
-};
+/// Reads a tree file of `found` bytes from `input`: the envelope, the header, then (when the
+/// kind and the mesh are `B`'s and `mesh`'s) the arrays; every check of the module. `mesh`
+/// `None`: the header alone is wanted (the arrays are still hashed).
+fn read_tree<B: Persistent>(
+    mut input: impl std::io::Read,
+    found: u64,
+    path: Option<&Path>,
+    mesh: Option<Arc<TriMesh>>,
+) -> Result<(TreeFileInfo, Option<Bvh<B>>), TreeFileError> {
+    let io = |source| TreeFileError::Io {
+        path: path.map(Path::to_owned).unwrap_or_default(),
+        source,
+    };
+    let mut prelude = [0u8; PRELUDE];
+    let have = (found as usize).min(PRELUDE);
+    input.read_exact(&mut prelude[..have]).map_err(io)?;
+    let envelope = envelope(&prelude[..have], found)?;
+    let mut body = BodyReader {
+        inner: input,
+        path: path.map(Path::to_owned),
+        hasher: blake3::Hasher::new(),
+        left: envelope.body_len,
+    };
+    let mut word = [0u8; 4];
+    body.read_exact(&mut word)?;
+    let header_len = u32::from_le_bytes(word) as usize;
+    if header_len as u64 > body.left || header_len > 4096 {
+        return Err(SIZES);
+    }
+    let mut header = vec![0u8; header_len];
+    body.read_exact(&mut header)?;
+    let ((info, layout), rest) =
+        postcard::take_from_bytes::<(TreeFileInfo, Layout)>(&header).map_err(|_| UNDECODABLE)?;
+    if !rest.is_empty() {
+        return Err(UNDECODABLE);
+    }
+    let arrays = layout
+        .nodes
+        .checked_mul(layout.volume_bytes.saturating_add(4))
+        .and_then(|x| x.checked_add(info.triangles.checked_mul(4)?));
+    if arrays != Some(body.left) {
+        return Err(SIZES);
+    }
+    // The kind and the mesh are judged once the whole file is known to be sound.
+    let wanted = mesh.filter(|mesh| {
+        info.kind == B::KIND
+            && layout.volume_bytes == std::mem::size_of::<B>() as u64
+            && info.mesh == mesh_hash(mesh)
+            && info.vertices == mesh.vertices().len() as u64
+            && info.triangles == mesh.triangle_count() as u64
+    });
+    let Some(mesh) = wanted else {
+        body.finish(&envelope.body_hash)?;
+        return Ok((info, None));
+    };
+    let count = layout.nodes as usize;
+    let mut nodes: Vec<Node<B>> = Vec::with_capacity(count);
+    body.read_items(count, std::mem::size_of::<B>(), |b| {
+        nodes.push(Node {
+            bv: bytemuck::pod_read_unaligned(b),
+            link: 0,
+            align: [],
+        })
+    })?;
+    let mut links = nodes.iter_mut();
+    body.read_items(count, 4, |b| {
+        let node = links.next().expect("as many links as volumes");
+        node.link = u32::from_ne_bytes(b.try_into().expect("4 bytes"));
+    })?;
+    let mut leaf_ids = Vec::with_capacity(mesh.triangle_count());
+    body.read_items(mesh.triangle_count(), 4, |b| {
+        leaf_ids.push(u32::from_ne_bytes(b.try_into().expect("4 bytes")))
+    })?;
+    body.finish(&envelope.body_hash)?;
+    let [reach, radius, center_reach] = layout.measures;
+    if ![reach, radius, center_reach].iter().all(|x| x.is_finite())
+        || !layout.origin.iter().all(|x| x.is_finite())
+    {
+        return Err(BvhError::Malformed { node: 0 }.into());
+    }
+    let depth = check_shape(&mesh, &nodes, &leaf_ids)?;
+    let mut tree = Bvh {
+        mesh,
+        options: info.build_options(),
+        nodes,
+        depth,
+        origin: layout.origin.into(),
+        reach,
+        radius,
+        center_reach,
+        leaf_corners: Vec::new(),
+        leaf_ids,
+    };
+    tree.copy_leaf_corners();
+    Ok((info, Some(tree)))
+}
+
+/// The kind and mesh checks of a sound file whose tree was not read (`read_tree`).
+fn refusal<B: BoundingVolume>(info: &TreeFileInfo, mesh: &TriMesh) -> TreeFileError {
+    if info.kind != B::KIND {
+        return TreeFileError::WrongKind {
+            found: info.kind,
+            expected: B::KIND,
+        };
+    }
+    TreeFileError::WrongMesh {
+        found: info.mesh,
+        found_triangles: info.triangles,
+        expected: mesh_hash(mesh),
+        expected_triangles: mesh.triangle_count() as u64,
+    }
+}
 
 /// What the tree file `bytes` holds, after the checks of the signature, version, length and
 /// hashes (not of the tree itself, which needs its volume type and mesh).
@@ -293,9 +493,8 @@ const UNDECODABLE: TreeFileError = TreeFileError::Corrupted {
 /// [`TreeFileError::NotATreeFile`], [`TreeFileError::Version`], [`TreeFileError::Truncated`]
 /// or [`TreeFileError::Corrupted`].
 pub fn info(bytes: &[u8]) -> Result<TreeFileInfo, TreeFileError> {
-    let (info, _) =
-        postcard::take_from_bytes::<TreeFileInfo>(body(bytes)?).map_err(|_| UNDECODABLE)?;
-    Ok(info)
+    // The volume type does not matter: the arrays are only hashed.
+    Ok(read_tree::<crate::bv::Obb>(bytes, bytes.len() as u64, None, None)?.0)
 }
 
 /// [`info`] of a file.
@@ -303,20 +502,26 @@ pub fn info(bytes: &[u8]) -> Result<TreeFileInfo, TreeFileError> {
 /// # Errors
 /// [`TreeFileError::Io`], or [`info`]'s errors in [`TreeFileError::InFile`].
 pub fn read_info(path: &Path) -> Result<TreeFileInfo, TreeFileError> {
-    let bytes = read(path)?;
-    info(&bytes).map_err(|e| e.in_file(path))
+    let (file, len) = open(path)?;
+    read_tree::<crate::bv::Obb>(std::io::BufReader::new(file), len, Some(path), None)
+        .map(|(info, _)| info)
+        .map_err(|e| e.in_file(path))
 }
 
-fn read(path: &Path) -> Result<Vec<u8>, TreeFileError> {
-    std::fs::read(path).map_err(|source| TreeFileError::Io {
+fn open(path: &Path) -> Result<(std::fs::File, u64), TreeFileError> {
+    let io = |source| TreeFileError::Io {
         path: path.to_owned(),
         source,
-    })
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    Ok((file, len))
 }
 
 impl<B: Persistent> Bvh<B> {
-    /// The tree as a tree file's bytes (the module's layout), for [`Bvh::from_bytes`].
-    pub fn to_bytes(&self) -> Vec<u8> {
+    /// Writes the tree file (the module's layout) to `out`, which it seeks back in once to
+    /// fill the header's hash.
+    fn write_to<W: std::io::Write + std::io::Seek>(&self, out: &mut W) -> std::io::Result<()> {
         let mesh = &self.mesh;
         let info = TreeFileInfo {
             kind: B::KIND,
@@ -326,26 +531,70 @@ impl<B: Persistent> Bvh<B> {
             vertices: mesh.vertices().len() as u64,
             triangles: mesh.triangle_count() as u64,
         };
-        let payload = Payload {
+        let layout = Layout {
             origin: self.origin.into(),
             measures: [self.reach, self.radius, self.center_reach],
-            volumes: self.nodes.iter().map(|n| n.bv).collect(),
-            links: self.nodes.iter().map(|n| n.link).collect(),
-            leaf_ids: self.leaf_ids.clone(),
+            nodes: self.nodes.len() as u64,
+            volume_bytes: std::mem::size_of::<B>() as u64,
         };
-        let out = vec![0u8; PRELUDE];
-        let out = postcard::to_extend(&info, out).expect("encoding into a Vec does not fail");
-        let mut out =
-            postcard::to_extend(&payload, out).expect("encoding into a Vec does not fail");
-        let len = (out.len() - PRELUDE) as u64;
-        out[..8].copy_from_slice(&MAGIC);
-        out[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
-        out[12..20].copy_from_slice(&len.to_le_bytes());
-        let check = header_check(&out[..20]);
-        out[20..24].copy_from_slice(&check);
-        let hash = blake3::hash(&out[PRELUDE..]);
-        out[24..56].copy_from_slice(hash.as_bytes());
-        out
+        let header =
+            postcard::to_stdvec(&(info, layout)).expect("encoding into a Vec does not fail");
+        let body_len = 4
+            + header.len() as u64
+            + self.nodes.len() as u64 * (std::mem::size_of::<B>() as u64 + 4)
+            + self.leaf_ids.len() as u64 * 4;
+        let start = out.stream_position()?;
+        out.write_all(&[0u8; PRELUDE])?;
+        let mut hasher = blake3::Hasher::new();
+        let mut chunk: Vec<u8> = Vec::with_capacity(CHUNK + 256);
+        let mut put = |chunk: &mut Vec<u8>, bytes: &[u8], out: &mut W| -> std::io::Result<()> {
+            chunk.extend_from_slice(bytes);
+            if chunk.len() >= CHUNK {
+                hasher.update(chunk);
+                out.write_all(chunk)?;
+                chunk.clear();
+            }
+            Ok(())
+        };
+        put(&mut chunk, &(header.len() as u32).to_le_bytes(), out)?;
+        put(&mut chunk, &header, out)?;
+        let mut le = [0u8; 256];
+        for node in &self.nodes {
+            let bytes = bytemuck::bytes_of(&node.bv);
+            let le = &mut le[..bytes.len()];
+            le.copy_from_slice(bytes);
+            from_le_words(le);
+            put(&mut chunk, le, out)?;
+        }
+        for node in &self.nodes {
+            put(&mut chunk, &node.link.to_le_bytes(), out)?;
+        }
+        for id in &self.leaf_ids {
+            put(&mut chunk, &id.to_le_bytes(), out)?;
+        }
+        hasher.update(&chunk);
+        out.write_all(&chunk)?;
+        let mut prelude = [0u8; PRELUDE];
+        prelude[..8].copy_from_slice(&MAGIC);
+        prelude[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+        prelude[12..20].copy_from_slice(&body_len.to_le_bytes());
+        let check = header_check(&prelude[..20]);
+        prelude[20..24].copy_from_slice(&check);
+        prelude[24..56].copy_from_slice(hasher.finalize().as_bytes());
+        let end = out.stream_position()?;
+        debug_assert_eq!(end - start, PRELUDE as u64 + body_len);
+        out.seek(std::io::SeekFrom::Start(start))?;
+        out.write_all(&prelude)?;
+        out.seek(std::io::SeekFrom::Start(end))?;
+        Ok(())
+    }
+
+    /// The tree as a tree file's bytes (the module's layout), for [`Bvh::from_bytes`].
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = std::io::Cursor::new(Vec::new());
+        self.write_to(&mut out)
+            .expect("writing into a Vec does not fail");
+        out.into_inner()
     }
 
     /// The tree saved in `bytes` by [`Bvh::to_bytes`], over `mesh` (the mesh it was built for),
@@ -355,73 +604,15 @@ impl<B: Persistent> Bvh<B> {
     /// # Errors
     /// A [`TreeFileError`] saying which check failed: never a wrong tree from a damaged file.
     pub fn from_bytes(mesh: impl Into<Arc<TriMesh>>, bytes: &[u8]) -> Result<Self, TreeFileError> {
-        let body = body(bytes)?;
-        let (info, rest) =
-            postcard::take_from_bytes::<TreeFileInfo>(body).map_err(|_| UNDECODABLE)?;
-        if info.kind != B::KIND {
-            return Err(TreeFileError::WrongKind {
-                found: info.kind,
-                expected: B::KIND,
-            });
-        }
         let mesh = mesh.into();
-        let expected = mesh_hash(&mesh);
-        if info.mesh != expected
-            || info.vertices != mesh.vertices().len() as u64
-            || info.triangles != mesh.triangle_count() as u64
-        {
-            return Err(TreeFileError::WrongMesh {
-                found: info.mesh,
-                found_triangles: info.triangles,
-                expected,
-                expected_triangles: mesh.triangle_count() as u64,
-            });
+        match read_tree::<B>(bytes, bytes.len() as u64, None, Some(mesh.clone()))? {
+            (_, Some(tree)) => Ok(tree),
+            (info, None) => Err(refusal::<B>(&info, &mesh)),
         }
-        let (payload, rest) =
-            postcard::take_from_bytes::<Payload<B>>(rest).map_err(|_| UNDECODABLE)?;
-        if !rest.is_empty() {
-            return Err(UNDECODABLE);
-        }
-        let Payload {
-            origin,
-            measures: [reach, radius, center_reach],
-            volumes,
-            links,
-            leaf_ids,
-        } = payload;
-        if volumes.len() != links.len()
-            || ![reach, radius, center_reach].iter().all(|x| x.is_finite())
-        {
-            return Err(UNDECODABLE);
-        }
-        let nodes: Vec<Node<B>> = volumes
-            .into_iter()
-            .zip(links)
-            .map(|(bv, link)| Node {
-                bv,
-                link,
-                align: [],
-            })
-            .collect();
-        let depth = check_shape(&mesh, &nodes, &leaf_ids)?;
-        let mut tree = Bvh {
-            mesh,
-            options: info.build_options(),
-            nodes,
-            depth,
-            origin: origin.into(),
-            reach,
-            radius,
-            center_reach,
-            leaf_corners: Vec::new(),
-            leaf_ids,
-        };
-        tree.copy_leaf_corners();
-        Ok(tree)
     }
 
-    /// Saves [`Bvh::to_bytes`] to `path` (written beside it, then renamed over it: a reader
-    /// never sees half a file).
+    /// Saves the tree file to `path` (written beside it, then renamed over it: a reader never
+    /// sees half a file), streaming: no copy of the tree in memory.
     ///
     /// # Errors
     /// [`TreeFileError::Io`].
@@ -433,20 +624,32 @@ impl<B: Persistent> Bvh<B> {
         let mut name = path.file_name().unwrap_or_default().to_owned();
         name.push(format!(".{}.partial", std::process::id()));
         let partial = path.with_file_name(name);
-        std::fs::write(&partial, self.to_bytes()).map_err(io)?;
-        std::fs::rename(&partial, path).map_err(|e| {
-            let _ = std::fs::remove_file(&partial);
-            io(e)
-        })
+        let written = std::fs::File::create(&partial).and_then(|file| {
+            let mut out = std::io::BufWriter::with_capacity(CHUNK, file);
+            self.write_to(&mut out)?;
+            out.into_inner().map(drop).map_err(|e| e.into_error())
+        });
+        written
+            .and_then(|()| std::fs::rename(&partial, path))
+            .map_err(|e| {
+                let _ = std::fs::remove_file(&partial);
+                io(e)
+            })
     }
 
-    /// Loads the tree file at `path` over `mesh` ([`Bvh::from_bytes`]).
+    /// Loads the tree file at `path` over `mesh` ([`Bvh::from_bytes`]), reading it in pieces
+    /// (no copy of the file in memory).
     ///
     /// # Errors
     /// [`TreeFileError::Io`], or [`Bvh::from_bytes`]'s errors in [`TreeFileError::InFile`].
     pub fn load(mesh: impl Into<Arc<TriMesh>>, path: &Path) -> Result<Self, TreeFileError> {
-        let bytes = read(path)?;
-        Self::from_bytes(mesh, &bytes).map_err(|e| e.in_file(path))
+        let mesh = mesh.into();
+        let (file, len) = open(path)?;
+        let read = read_tree::<B>(file, len, Some(path), Some(mesh.clone()));
+        match read.map_err(|e| e.in_file(path))? {
+            (_, Some(tree)) => Ok(tree),
+            (info, None) => Err(refusal::<B>(&info, &mesh).in_file(path)),
+        }
     }
 }
 

@@ -58,7 +58,7 @@ fn run_with<B: Persistent>(
 ) -> Result<(), Box<dyn std::error::Error>> {
     let mesh = std::sync::Arc::new(mesh);
     let start = Instant::now();
-    let tree = Bvh::<B>::build(mesh.clone(), build);
+    let tree = super::build_with_bar::<B>(mesh.clone(), build);
     let build_ms = start.elapsed().as_secs_f64() * 1e3;
     let start = Instant::now();
     tree.save(out)?;

@@ -101,9 +101,39 @@ pub fn tree_for<B: Persistent>(
     let start = Instant::now();
     let (tree, origin) = match file {
         Some(path) => (Bvh::<B>::load(mesh, path)?, TreeOrigin::Loaded),
-        None => (Bvh::<B>::build(mesh, build), TreeOrigin::Built),
+        None => (build_with_bar::<B>(mesh, build), TreeOrigin::Built),
     };
     Ok((tree, start.elapsed().as_secs_f64() * 1e3, origin))
+}
+
+/// Builds `mesh`'s tree with a progress bar on standard error for meshes of 200,000 triangles
+/// or more (the build reports the triangles placed in leaves; the bar is read ten times a
+/// second).
+pub fn build_with_bar<B: Persistent>(
+    mesh: impl Into<std::sync::Arc<TriMesh>>,
+    build: &BuildOptions,
+) -> Bvh<B> {
+    let mesh = mesh.into();
+    let n = mesh.triangle_count();
+    if n < 200_000 {
+        return Bvh::<B>::build(mesh, build);
+    }
+    let bar = progress_bar(n, "triangles in leaves");
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let finished = std::sync::atomic::AtomicBool::new(false);
+    let tree = std::thread::scope(|s| {
+        s.spawn(|| {
+            while !finished.load(std::sync::atomic::Ordering::Relaxed) {
+                bar.set_position(done.load(std::sync::atomic::Ordering::Relaxed) as u64);
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        });
+        let tree = Bvh::<B>::build_with_progress(mesh, build, &done);
+        finished.store(true, std::sync::atomic::Ordering::Relaxed);
+        tree
+    });
+    bar.finish_and_clear();
+    tree
 }
 
 /// "built" or "loaded".
