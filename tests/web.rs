@@ -149,6 +149,80 @@ fn scene_in_browser(id: SceneId) {
     let png = out.join(format!("{}.png", id.name()));
     let title = browse(id, &png);
     check(id, &png, &title);
+    // The 3D view lies right of the panel, as on native: its viewport starts where the panel
+    // ends (the panel is 300–500 pixels wide) and reaches the page's right edge.
+    let viewport: Vec<u32> = field(&title, "viewport ")
+        .split_whitespace()
+        .map(|v| v.parse().unwrap())
+        .collect();
+    assert!(
+        (300..=500).contains(&viewport[0]) && viewport[0] + viewport[2] == 1280,
+        "{id}: viewport {viewport:?}"
+    );
+}
+
+/// Two OBJ files dropped on the page (a synthetic drop, as from the desktop: the teapot, then
+/// bunny-500) become the scene as the same files do natively (`obbtree view --obj`): the title
+/// names them, and its contact count and distance are those of the native app's logic loading
+/// the two files, run here headless.
+#[test]
+fn dropped_files_in_browser() {
+    use bevy::prelude::*;
+    use obbtree::app::{LastProximity, LastQuery, LogicPlugins, SceneChoice, SceneStatus};
+    let out = root().join("target/web-test");
+    std::fs::create_dir_all(&out).unwrap();
+    let (a, b) = (
+        root().join("tests/data/teapot.obj"),
+        root().join("tests/data/bunny-500.obj"),
+    );
+    let shot = out.join("dropped.png");
+    let actions = format!(
+        r#"[{{"drop":["{}","{}"],"until":"teapot.obj + bunny-500.obj"}},{{"wait":true,"shot":"{}"}}]"#,
+        a.display(),
+        b.display(),
+        shot.display()
+    );
+    let (_, t) = browse_with(SceneId::Torus, &out.join("torus-drop-start.png"), &actions);
+    assert_eq!(t.len(), 2, "{t:#?}");
+    assert!(
+        t[1].starts_with("obbtree: teapot.obj + bunny-500.obj: step 0 contacts "),
+        "{}",
+        t[1]
+    );
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .add_plugins(LogicPlugins::headless(
+            root().join("assets"),
+            Some(SceneChoice::Files(a, b)),
+        ));
+    for frame in 0.. {
+        app.update();
+        let status = app.world().resource::<SceneStatus>();
+        assert!(status.error.is_none(), "{:?}", status.error);
+        if frame > 2
+            && status.loading.is_none()
+            && app.world().resource::<LastProximity>().distance.is_some()
+        {
+            break;
+        }
+        assert!(frame < 100_000, "the native scene never loaded");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let contacts = app.world().resource::<LastQuery>().report.contacts.len();
+    let distance = app
+        .world()
+        .resource::<LastProximity>()
+        .distance
+        .as_ref()
+        .unwrap()
+        .distance;
+    assert_eq!(step_and_contacts(&t[1]), (0, contacts), "{}", t[1]);
+    assert_eq!(
+        field(&t[1], "distance "),
+        format!("{distance:.6}"),
+        "{}",
+        t[1]
+    );
 }
 
 #[test]
@@ -186,7 +260,7 @@ fn keys_and_mouse_in_browser() {
     let out = root().join("target/web-test");
     std::fs::create_dir_all(&out).unwrap();
     let actions = r#"[{"key":"KeyO"},{"key":"Space"},{"wait":true},{"key":"Space"},{"wait":true},
-        {"drag":[540,390,560,300]},{"wheel":[900,400,-300]},{"drag":[1000,80,1100,100]},
+        {"drag":[760,390,780,300]},{"wheel":[900,400,-300]},{"drag":[1000,80,1100,100]},
         {"key":"Digit3","until":"Torpedo"}]"#;
     let (start, t) = browse_with(SceneId::Torus, &out.join("torus-input.png"), actions);
     assert_eq!(t.len(), 9, "{t:#?}");
@@ -216,7 +290,7 @@ fn keys_and_mouse_in_browser() {
         "drag moved the camera: {}",
         t[5]
     );
-    assert!(t[5].contains("pointer 560 300 over the view"), "{}", t[5]);
+    assert!(t[5].contains("pointer 780 300 over the view"), "{}", t[5]);
     // The wheel: the camera comes closer; the object stays.
     assert_ne!(camera(&t[6]), camera(&t[5]), "wheel: {}", t[6]);
     assert_eq!(

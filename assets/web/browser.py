@@ -120,6 +120,8 @@ def perform(browser, session, action, args, started):
     the page draws about one frame a second in software GL); {"wheel": [x, y, dy]};
     {"click": [x, y]} (left button, pressed and released at once: egui counts a press held over
     0.8 s as no click, and a frame takes over a second here); {"wait": true};
+    {"drop": ["a.obj", "b.obj"]} (the local files dropped on the page's canvas: a synthetic
+    DataTransfer in `dragover` and `drop` events, as a user's drag from the desktop delivers);
     {"shot": "path.png"} (a screenshot, after the wait). Returns the page title
     after the wait."""
     frames = lambda title: int(m.group(1)) if (m := FRAMES.search(title)) else -1
@@ -165,6 +167,21 @@ def perform(browser, session, action, args, started):
         wait_frames(2)
         mouse("mousePressed", x, y, button="left", buttons=1, clickCount=1)
         mouse("mouseReleased", x, y, button="left", buttons=0, clickCount=1)
+    elif "drop" in action:
+        files = [(os.path.basename(p), open(p, encoding="utf-8").read()) for p in action["drop"]]
+        script = """(() => {
+            const dt = new DataTransfer();
+            for (const [name, text] of %s) dt.items.add(new File([text], name));
+            const canvas = document.querySelector('canvas');
+            for (const type of ['dragover', 'drop'])
+                canvas.dispatchEvent(new DragEvent(type,
+                    {dataTransfer: dt, bubbles: true, cancelable: true}));
+            return dt.files.length;
+        })()""" % json.dumps(files)
+        dropped = browser.send("Runtime.evaluate", {"expression": script, "returnByValue": True},
+                               session=session)["result"].get("value")
+        if dropped != len(files):
+            sys.exit(f"browser.py: the drop carried {dropped} files, not {len(files)}")
     elif "wheel" in action:
         x, y, dy = action["wheel"]
         mouse("mouseMoved", x, y)

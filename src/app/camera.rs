@@ -155,12 +155,7 @@ fn framing(scene: &CollisionScene, aspect: f32) -> (Vec3, f32) {
 /// Width over height of the 3D view: the window right of the panel.
 fn view_aspect(window: &Query<&Window, With<PrimaryWindow>>, inset: &ViewportInset) -> f32 {
     window.single().map_or(1.0, |w| {
-        let width = if cfg!(target_arch = "wasm32") {
-            w.width()
-        } else {
-            (w.width() - inset.0).max(1.0)
-        };
-        width / w.height().max(1.0)
+        (w.width() - inset.0).max(1.0) / w.height().max(1.0)
     })
 }
 
@@ -218,23 +213,32 @@ fn fit_viewport(
     inset: Res<ViewportInset>,
     window: Query<&Window, With<PrimaryWindow>>,
     mut camera: Query<&mut Camera, With<Camera3d>>,
+    mut ui_camera: Query<&mut Camera, (With<Camera2d>, Without<Camera3d>)>,
 ) {
     let Ok(window) = window.single() else {
         return;
     };
     let (w, h) = (window.physical_width(), window.physical_height());
     let left = ((inset.0 * window.scale_factor()) as u32).min(w.saturating_sub(1));
-    // In a browser (WebGL2) bevy_egui draws the panel inside the camera's viewport, shifted
-    // right by the inset: there the 3D view spans the whole canvas, behind the panel.
-    let want = (!cfg!(target_arch = "wasm32") && w > 0 && h > 0).then(|| Viewport {
-        physical_position: UVec2::new(left, 0),
-        physical_size: UVec2::new(w - left, h),
-        ..default()
-    });
+    let viewport = |x: u32| {
+        (w > 0 && h > 0).then(|| Viewport {
+            physical_position: UVec2::new(x, 0),
+            physical_size: UVec2::new(w - x, h),
+            ..default()
+        })
+    };
     let key = |v: &Option<Viewport>| v.as_ref().map(|v| (v.physical_position, v.physical_size));
+    let (view, whole) = (viewport(left), viewport(0));
     for mut cam in &mut camera {
-        if key(&cam.viewport) != key(&want) {
-            cam.viewport = want.clone();
+        if key(&cam.viewport) != key(&view) {
+            cam.viewport = view.clone();
+        }
+    }
+    // The panel's camera says its viewport (the whole window) too: on WebGL2 a camera without
+    // one inherits the last pass's (the 3D view's), and the panel was drawn shifted by it.
+    for mut cam in &mut ui_camera {
+        if key(&cam.viewport) != key(&whole) {
+            cam.viewport = whole.clone();
         }
     }
 }

@@ -147,8 +147,46 @@ pub mod web {
         Ok(())
     }
 
+    /// Makes OBJ files dropped anywhere on the page arrive as the picker's do
+    /// ([`take_picked`]): the page's `dragover` and `drop` events (their default, opening the
+    /// file in the tab, prevented). Call once.
+    pub fn listen_for_drops() -> Result<(), String> {
+        let document = web_sys::window()
+            .and_then(|w| w.document())
+            .ok_or("no document")?;
+        let on_drag_over =
+            Closure::<dyn FnMut(web_sys::DragEvent)>::new(|e: web_sys::DragEvent| {
+                e.prevent_default();
+            });
+        let on_drop = Closure::<dyn FnMut(web_sys::DragEvent)>::new(|e: web_sys::DragEvent| {
+            e.prevent_default();
+            let Some(list) = e.data_transfer().and_then(|d| d.files()) else {
+                return;
+            };
+            if list.length() == 0 {
+                return;
+            }
+            wasm_bindgen_futures::spawn_local(async move {
+                let result = read_list(&list).await;
+                PICKED.with(|p| *p.borrow_mut() = Some(result));
+            });
+        });
+        for (event, handler) in [("dragover", &on_drag_over), ("drop", &on_drop)] {
+            document
+                .add_event_listener_with_callback(event, handler.as_ref().unchecked_ref())
+                .map_err(|e| js_message(&e))?;
+        }
+        // The page's listeners live as long as the page.
+        on_drag_over.forget();
+        on_drop.forget();
+        Ok(())
+    }
+
     async fn read_files(input: &web_sys::HtmlInputElement) -> Result<Vec<ObjUpload>, String> {
-        let list = input.files().ok_or("no files")?;
+        read_list(&input.files().ok_or("no files")?).await
+    }
+
+    async fn read_list(list: &web_sys::FileList) -> Result<Vec<ObjUpload>, String> {
         let mut out = Vec::new();
         for i in 0..list.length() {
             let Some(file) = list.get(i) else { continue };
@@ -163,7 +201,7 @@ pub mod web {
         Ok(out)
     }
 
-    /// The files the picker delivered since the last call, if any.
+    /// The files the picker delivered, or the page was given by a drop, since the last call.
     pub fn take_picked() -> Option<Result<Vec<ObjUpload>, String>> {
         PICKED.with(|p| p.borrow_mut().take())
     }

@@ -986,6 +986,7 @@ fn own_models(ui: &mut egui::Ui, p: &mut Panel) {
     {
         p.status.error = Some(format!("file picker: {e}"));
     }
+    ui.label("…or drop one or two OBJ files on the page.");
     ui.small("The first file is the environment, the second the moving object.");
 }
 

@@ -1,8 +1,8 @@
 //! The viewer in a web browser (`wasm32-unknown-unknown`, `assets/web/build.sh`; the entry point,
 //! which reads the options from the page's URL, is `src/bin/obbtree-web.rs`): the page's title carries what the frame shows (so a test driving a
 //! headless browser reads the per-frame query's step and contact count, and the timings, as
-//! `obbtree view --screenshot` prints them), and the files the page's picker delivers become a
-//! scene. Everything else is the native app.
+//! `obbtree view --screenshot` prints them), and the files the page's picker delivers, or that
+//! are dropped on the page, become a scene. Everything else is the native app.
 
 use super::camera::describe_camera;
 use super::compare::{CompareSettings, Comparison};
@@ -22,7 +22,8 @@ pub struct WebPlugin;
 
 impl Plugin for WebPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(Last, (title_line, picked_files));
+        app.add_systems(Startup, listen_for_drops)
+            .add_systems(Last, (title_line, picked_files));
     }
 }
 
@@ -132,7 +133,14 @@ fn title_line(
     }
 }
 
-/// Turns the picker's files into a scene: two OBJ files, the environment then the object (in
+/// OBJ files dropped on the page load as the picker's ([`super::files::web::listen_for_drops`]).
+fn listen_for_drops(mut status: ResMut<SceneStatus>) {
+    if let Err(e) = super::files::web::listen_for_drops() {
+        status.error = Some(format!("drag and drop: {e}"));
+    }
+}
+
+/// Turns the picker's (or a drop's) files into a scene: two OBJ files, the environment then the object (in
 /// the order picked; one file is used for both). Anything else is an error in the panel.
 fn picked_files(mut load: MessageWriter<LoadScene>, mut status: ResMut<SceneStatus>) {
     let Some(picked) = take_picked() else {
