@@ -291,4 +291,21 @@ fn the_cache_builds_once_then_loads_and_replaces_a_damaged_file() {
         cache.tree::<Obb>(&mesh, &hash, &options).origin,
         TreeOrigin::Loaded
     );
+    // A file under another's name (the mean split's tree where the default's belongs): built
+    // again, the reason given.
+    std::fs::copy(cache.path::<Obb>(&hash, &mean), &first.path).unwrap();
+    let fourth = cache.tree::<Obb>(&mesh, &hash, &options);
+    assert_eq!(fourth.origin, TreeOrigin::Built);
+    assert!(
+        matches!(
+            fourth.problem.as_ref().map(|p| p.cause()),
+            Some(TreeFileError::OtherOptions {
+                found_split: SplitRule::Mean,
+                ..
+            })
+        ),
+        "{:?}",
+        fourth.problem
+    );
+    assert_eq!(fourth.tree.to_bytes(), first.tree.to_bytes());
 }

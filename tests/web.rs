@@ -31,7 +31,7 @@ fn step(id: SceneId) -> usize {
     match id {
         SceneId::Pipes => 3000,
         SceneId::Torus => 600,
-        SceneId::Torpedo => 845,
+        SceneId::Torpedo => 847,
     }
 }
 
@@ -260,7 +260,7 @@ fn keys_and_mouse_in_browser() {
     let out = root().join("target/web-test");
     std::fs::create_dir_all(&out).unwrap();
     let actions = r#"[{"key":"KeyO"},{"key":"Space"},{"wait":true},{"key":"Space"},{"wait":true},
-        {"drag":[760,390,780,300]},{"wheel":[900,400,-300]},{"drag":[1000,80,1100,100]},
+        {"drag":[760,390,780,300]},{"wheel":[900,400,-300]},{"drag":[450,20,550,40]},
         {"key":"Digit3","until":"Torpedo"}]"#;
     let (start, t) = browse_with(SceneId::Torus, &out.join("torus-input.png"), actions);
     assert_eq!(t.len(), 9, "{t:#?}");
@@ -343,7 +343,7 @@ fn panel_in_browser() {
     std::fs::create_dir_all(&out).unwrap();
     let shot = out.join("torus-panel.png");
     let actions = format!(
-        r#"[{{"click":[50,362]}},{{"click":[33,438]}},{{"drag":[48,501,100,501]}},
+        r#"[{{"click":[50,459]}},{{"click":[33,556]}},{{"drag":[48,619,100,619]}},
         {{"click":[33,341],"until":"side by side"}},{{"wait":true,"shot":"{}"}}]"#,
         shot.display()
     );

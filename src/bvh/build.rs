@@ -1026,8 +1026,8 @@ mod tests {
                     parallel,
                     ..BuildOptions::default()
                 };
-                let fast = build::<Aabb>(mesh, origin, &options);
-                let general = build_general::<Aabb>(mesh, origin, &options);
+                let fast = build::<Aabb>(mesh, origin, &options, &AtomicUsize::new(0));
+                let general = build_general::<Aabb>(mesh, origin, &options, &AtomicUsize::new(0));
                 assert_eq!((fast.1, &fast.2), (general.1, &general.2), "mesh {m}");
                 for (i, (f, g)) in fast.0.iter().zip(&general.0).enumerate() {
                     assert_eq!((f.bv, f.link), (g.bv, g.link), "mesh {m} node {i}");
@@ -1048,7 +1048,8 @@ mod tests {
             };
             let (lo, hi) = mesh.bounds();
             let origin = nalgebra::center(&lo, &hi).coords;
-            let (nodes, _, leaf_ids) = build::<crate::bv::Obb>(&mesh, origin, &options);
+            let (nodes, _, leaf_ids) =
+                build::<crate::bv::Obb>(&mesh, origin, &options, &AtomicUsize::new(0));
             // The triangles under each node: a subtree's leaves have consecutive slots.
             let mut under: Vec<(u32, u32)> = vec![(0, 0); nodes.len()];
             for i in (0..nodes.len()).rev() {

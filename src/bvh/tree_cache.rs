@@ -87,12 +87,16 @@ impl TreeCache {
                     };
                 }
                 // A file renamed into another's place: rebuild it.
-                Ok(_) => {
-                    problem = Some(TreeFileError::Io {
+                Ok(tree) => {
+                    let found = tree.build_options();
+                    problem = Some(TreeFileError::InFile {
                         path: path.clone(),
-                        source: std::io::Error::other(
-                            "built with other options than its name says",
-                        ),
+                        error: Box::new(TreeFileError::OtherOptions {
+                            found_split: found.split,
+                            found_fit: found.fit,
+                            expected_split: options.split,
+                            expected_fit: options.fit,
+                        }),
                     })
                 }
                 Err(e) => problem = Some(e),

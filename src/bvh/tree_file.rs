@@ -163,6 +163,21 @@ pub enum TreeFileError {
         /// Its triangle count.
         expected_triangles: u64,
     },
+    /// The tree was built with other options than asked for ([`super::TreeCache`]: a file
+    /// under another's name).
+    #[error(
+        "the tree was built with split {found_split:?} and fit {found_fit:?}, not {expected_split:?} and {expected_fit:?}"
+    )]
+    OtherOptions {
+        /// The file's split rule.
+        found_split: SplitRule,
+        /// The file's fit.
+        found_fit: ObbFit,
+        /// The split rule asked for.
+        expected_split: SplitRule,
+        /// The fit asked for.
+        expected_fit: ObbFit,
+    },
     /// The hashes match but the tree breaks an invariant (not written by this crate).
     #[error("malformed tree: {0}")]
     Malformed(#[from] BvhError),
