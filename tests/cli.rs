@@ -677,21 +677,18 @@ fn saved_trees_load_in_collide_distance_and_toi() {
         serde_json::json!(["built", "loaded"])
     );
     assert_eq!(d_loaded, d_expected);
+    // The standard error of a command that must fail with status 1.
+    let refused = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_obbtree"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
     // A tree of the teapot offered for the bunny.
-    let refused = Command::new(env!("CARGO_BIN_EXE_obbtree"))
-        .args([
-            "collide",
-            bunny.to_str().unwrap(),
-            t,
-            "--poses",
-            p,
-            "--tree-a",
-            tree,
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(refused.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&refused.stderr);
+    let b = bunny.to_str().unwrap();
+    let stderr = refused(&["collide", b, t, "--poses", p, "--tree-a", tree]);
     assert!(
         stderr.contains(&format!(
             "error: {tree}: the tree was built for another mesh"
@@ -703,19 +700,7 @@ fn saved_trees_load_in_collide_distance_and_toi() {
     bytes.truncate(bytes.len() - 10);
     std::fs::write(&tree_path, &bytes).unwrap();
     let motion = temp_file("motion.txt", "1 0 0 0 3 0 0  1 0 0 0 0 0 0\n");
-    let refused = Command::new(env!("CARGO_BIN_EXE_obbtree"))
-        .args([
-            "toi",
-            t,
-            t,
-            "--motions",
-            motion.to_str().unwrap(),
-            "--tree-a",
-            tree,
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(refused.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&refused.stderr);
+    let m = motion.to_str().unwrap();
+    let stderr = refused(&["toi", t, t, "--motions", m, "--tree-a", tree]);
     assert!(stderr.contains("truncated tree file"), "{stderr}");
 }
