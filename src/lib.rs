@@ -17,7 +17,9 @@
 //! * [`bv`]: [`bv::Obb`] fitted by the convex-hull covariance of §4, [`bv::Aabb`],
 //!   [`bv::Sphere`]; stored in single precision, rounded outward; the separating axis test (§5)
 //!   in [`bv::sat`].
-//! * [`bvh`]: flat-array hierarchies, top-down build (§4), refit (van den Bergen §4), validation.
+//! * [`bvh`]: flat-array hierarchies, top-down build (§4), refit (van den Bergen §4), validation;
+//!   with feature `persist`, trees saved to files and loaded back (`bvh::tree_file`,
+//!   `bvh::TreeCache`).
 //! * [`query`]: one walk of the bounding-volume test tree driven by visitors
 //!   ([`query::traverse`]), interference detection ([`query::collide`], [`query::collide_with`]),
 //!   the separation lists of Li & Chen §4 ([`query::SeparationList`]), an exact
@@ -39,9 +41,10 @@
 //! nalgebra, thiserror, robust and num-bigint, and builds on every platform Rust supports (the overlap
 //! test's SIMD lanes have a portable fallback, `bv::sat::lanes`). `parallel` adds rayon: large
 //! subtrees of a build on several threads ([`bvh::BuildOptions::parallel`]) and the parallel
-//! query; without it everything runs on the calling thread. `cli` adds the `obbtree` binary's
-//! clap and indicatif; `paper` the scenes and experiments (rand, blake3, plotters, csv,
-//! serde_json); `app` the viewer (Bevy, bevy_egui, egui_plot). All three turn on `parallel`.
+//! query; without it everything runs on the calling thread. `persist` adds saved trees (serde,
+//! postcard, bytemuck, blake3). `cli` adds the `obbtree` binary's clap and indicatif; `paper` the
+//! scenes and experiments (rand, plotters, csv, serde_json); `app` the viewer (Bevy, bevy_egui,
+//! egui_plot, dirs). All three turn on `parallel` and `persist`.
 //!
 //! ```
 //! use obbtree::prelude::*;
