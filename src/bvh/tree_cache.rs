@@ -74,7 +74,7 @@ impl TreeCache {
         let path = self.path::<B>(hash, options);
         let mut problem = None;
         if path.exists() {
-            match Bvh::<B>::load(mesh.clone(), &path) {
+            match Bvh::<B>::load_hashed(mesh.clone(), hash, &path) {
                 Ok(tree)
                     if tree.build_options().split == options.split
                         && tree.build_options().fit == options.fit =>
@@ -108,7 +108,7 @@ impl TreeCache {
                 path: self.dir.clone(),
                 source,
             })
-            .and_then(|()| tree.save(&path));
+            .and_then(|()| tree.save_hashed(&path, hash));
         CachedTree {
             tree,
             origin: TreeOrigin::Built,

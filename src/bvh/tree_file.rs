@@ -390,12 +390,13 @@ fn envelope(prelude: &[u8], found: u64) -> Result<Envelope, TreeFileError> {
 
 /// Reads a tree file of `found` bytes from `input`: the envelope, the header, then (when the
 /// kind and the mesh are `B`'s and `mesh`'s) the arrays; every check of the module. `mesh`
-/// `None`: the header alone is wanted (the arrays are still hashed).
+/// `None`: the header alone is wanted (the arrays are still hashed). `mesh` comes with its
+/// [`mesh_hash`], computed once by the caller.
 fn read_tree<B: Persistent>(
     mut input: impl std::io::Read,
     found: u64,
     path: Option<&Path>,
-    mesh: Option<Arc<TriMesh>>,
+    mesh: Option<(Arc<TriMesh>, &MeshHash)>,
 ) -> Result<(TreeFileInfo, Option<Bvh<B>>), TreeFileError> {
     let io = |source| TreeFileError::Io {
         path: path.map(Path::to_owned).unwrap_or_default(),
@@ -432,14 +433,14 @@ fn read_tree<B: Persistent>(
         return Err(SIZES);
     }
     // The kind and the mesh are judged once the whole file is known to be sound.
-    let wanted = mesh.filter(|mesh| {
+    let wanted = mesh.filter(|(mesh, hash)| {
         info.kind == B::KIND
             && layout.volume_bytes == std::mem::size_of::<B>() as u64
-            && info.mesh == mesh_hash(mesh)
+            && info.mesh == **hash
             && info.vertices == mesh.vertices().len() as u64
             && info.triangles == mesh.triangle_count() as u64
     });
-    let Some(mesh) = wanted else {
+    let Some((mesh, _)) = wanted else {
         body.finish(&envelope.body_hash)?;
         return Ok((info, None));
     };
@@ -486,7 +487,11 @@ fn read_tree<B: Persistent>(
 }
 
 /// The kind and mesh checks of a sound file whose tree was not read (`read_tree`).
-fn refusal<B: BoundingVolume>(info: &TreeFileInfo, mesh: &TriMesh) -> TreeFileError {
+fn refusal<B: BoundingVolume>(
+    info: &TreeFileInfo,
+    mesh: &TriMesh,
+    hash: &MeshHash,
+) -> TreeFileError {
     if info.kind != B::KIND {
         return TreeFileError::WrongKind {
             found: info.kind,
@@ -496,7 +501,7 @@ fn refusal<B: BoundingVolume>(info: &TreeFileInfo, mesh: &TriMesh) -> TreeFileEr
     TreeFileError::WrongMesh {
         found: info.mesh,
         found_triangles: info.triangles,
-        expected: mesh_hash(mesh),
+        expected: *hash,
         expected_triangles: mesh.triangle_count() as u64,
     }
 }
@@ -535,14 +540,18 @@ fn open(path: &Path) -> Result<(std::fs::File, u64), TreeFileError> {
 
 impl<B: Persistent> Bvh<B> {
     /// Writes the tree file (the module's layout) to `out`, which it seeks back in once to
-    /// fill the header's hash.
-    fn write_to<W: std::io::Write + std::io::Seek>(&self, out: &mut W) -> std::io::Result<()> {
+    /// fill the header's hash; `hash` is the mesh's [`mesh_hash`].
+    fn write_to<W: std::io::Write + std::io::Seek>(
+        &self,
+        out: &mut W,
+        hash: &MeshHash,
+    ) -> std::io::Result<()> {
         let mesh = &self.mesh;
         let info = TreeFileInfo {
             kind: B::KIND,
             split: self.options.split,
             fit: self.options.fit,
-            mesh: mesh_hash(mesh),
+            mesh: *hash,
             vertices: mesh.vertices().len() as u64,
             triangles: mesh.triangle_count() as u64,
         };
@@ -607,7 +616,7 @@ impl<B: Persistent> Bvh<B> {
     /// The tree as a tree file's bytes (the module's layout), for [`Bvh::from_bytes`].
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = std::io::Cursor::new(Vec::new());
-        self.write_to(&mut out)
+        self.write_to(&mut out, &mesh_hash(&self.mesh))
             .expect("writing into a Vec does not fail");
         out.into_inner()
     }
@@ -620,9 +629,10 @@ impl<B: Persistent> Bvh<B> {
     /// A [`TreeFileError`] saying which check failed: never a wrong tree from a damaged file.
     pub fn from_bytes(mesh: impl Into<Arc<TriMesh>>, bytes: &[u8]) -> Result<Self, TreeFileError> {
         let mesh = mesh.into();
-        match read_tree::<B>(bytes, bytes.len() as u64, None, Some(mesh.clone()))? {
+        let hash = mesh_hash(&mesh);
+        match read_tree::<B>(bytes, bytes.len() as u64, None, Some((mesh.clone(), &hash)))? {
             (_, Some(tree)) => Ok(tree),
-            (info, None) => Err(refusal::<B>(&info, &mesh)),
+            (info, None) => Err(refusal::<B>(&info, &mesh, &hash)),
         }
     }
 
@@ -632,6 +642,11 @@ impl<B: Persistent> Bvh<B> {
     /// # Errors
     /// [`TreeFileError::Io`].
     pub fn save(&self, path: &Path) -> Result<(), TreeFileError> {
+        self.save_hashed(path, &mesh_hash(&self.mesh))
+    }
+
+    /// [`Bvh::save`] with the mesh's [`mesh_hash`] already known ([`super::TreeCache`]).
+    pub(super) fn save_hashed(&self, path: &Path, hash: &MeshHash) -> Result<(), TreeFileError> {
         let io = |source| TreeFileError::Io {
             path: path.to_owned(),
             source,
@@ -641,7 +656,7 @@ impl<B: Persistent> Bvh<B> {
         let partial = path.with_file_name(name);
         let written = std::fs::File::create(&partial).and_then(|file| {
             let mut out = std::io::BufWriter::with_capacity(CHUNK, file);
-            self.write_to(&mut out)?;
+            self.write_to(&mut out, hash)?;
             out.into_inner().map(drop).map_err(|e| e.into_error())
         });
         written
@@ -659,11 +674,21 @@ impl<B: Persistent> Bvh<B> {
     /// [`TreeFileError::Io`], or [`Bvh::from_bytes`]'s errors in [`TreeFileError::InFile`].
     pub fn load(mesh: impl Into<Arc<TriMesh>>, path: &Path) -> Result<Self, TreeFileError> {
         let mesh = mesh.into();
+        let hash = mesh_hash(&mesh);
+        Self::load_hashed(mesh, &hash, path)
+    }
+
+    /// [`Bvh::load`] with the mesh's [`mesh_hash`] already known ([`super::TreeCache`]).
+    pub(super) fn load_hashed(
+        mesh: Arc<TriMesh>,
+        hash: &MeshHash,
+        path: &Path,
+    ) -> Result<Self, TreeFileError> {
         let (file, len) = open(path)?;
-        let read = read_tree::<B>(file, len, Some(path), Some(mesh.clone()));
+        let read = read_tree::<B>(file, len, Some(path), Some((mesh.clone(), hash)));
         match read.map_err(|e| e.in_file(path))? {
             (_, Some(tree)) => Ok(tree),
-            (info, None) => Err(refusal::<B>(&info, &mesh).in_file(path)),
+            (info, None) => Err(refusal::<B>(&info, &mesh, hash).in_file(path)),
         }
     }
 }
