@@ -44,6 +44,8 @@ fn check_all(
         "sphere"
     );
     for (split, fit) in [
+        (SplitRule::Binned, ObbFit::LeastVolume),
+        (SplitRule::Mean, ObbFit::Dito),
         (SplitRule::MeanBestAxis, ObbFit::LeastVolume),
         (SplitRule::Mean, ObbFit::LeastVolume),
         (SplitRule::Median, ObbFit::LeastVolume),

@@ -13,7 +13,7 @@ use super::sat::box_triangle::{BoxLanes, LaneTriangle};
 use super::sat::lanes::Wide;
 use super::{
     BoundingVolume, BvKind, CacheLine, Fitted, Group, ObbFit, OverlapOptions, SatMode, VolumeTests,
-    store_box, v3,
+    store_box, store_box_of_ranges, v3,
 };
 use crate::math::{Matrix3, Point, Real, Vector};
 use std::cell::RefCell;
@@ -108,13 +108,13 @@ impl Obb {
     /// The box with the given orientation (rows of a rotation, rounded to `f32`) that bounds
     /// `points`, stored conservatively.
     pub fn with_axes(axes: &[Vector; 3], points: impl Iterator<Item = Point>) -> Obb {
-        let a0 = [axes[0].x as f32, axes[0].y as f32, axes[0].z as f32];
-        let a1 = [axes[1].x as f32, axes[1].y as f32, axes[1].z as f32];
-        let c = v3(&a0).cross(&v3(&a1));
-        let a2 = [c.x as f32, c.y as f32, c.z as f32];
-        let stored = [v3(&a0), v3(&a1), v3(&a2)];
+        let (rows, stored) = stored_axes(axes);
         let (center, half) = store_box(&stored, points);
-        let rows = [a0, a1, a2];
+        Obb::of_rows(&rows, center, half)
+    }
+
+    /// The box with stored axes `rows` (rows of its rotation), centre and half extents.
+    fn of_rows(rows: &[[f32; 3]; 3], center: [f32; 3], half: [f32; 3]) -> Obb {
         Obb {
             cols: std::array::from_fn(|k| std::array::from_fn(|i| rows[i][k])),
             half,
@@ -191,6 +191,25 @@ impl Obb {
 
 /// The covariance of triangles given by their corners (§4's closed form), fitted at the scale `k`
 /// relative to `origin` (both of [`fit_axes`]'s unit-scale frame).
+/// The axes a box with `axes` stores (the first two rounded to `f32`, the third their cross
+/// product rounded), as `f32` rows and as vectors.
+fn stored_axes(axes: &[Vector; 3]) -> ([[f32; 3]; 3], [Vector; 3]) {
+    let a0 = [axes[0].x as f32, axes[0].y as f32, axes[0].z as f32];
+    let a1 = [axes[1].x as f32, axes[1].y as f32, axes[1].z as f32];
+    let c = v3(&a0).cross(&v3(&a1));
+    let a2 = [c.x as f32, c.y as f32, c.z as f32];
+    ([a0, a1, a2], [v3(&a0), v3(&a1), v3(&a2)])
+}
+
+/// [`ObbFit::Dito`]'s axes of a group, from its points read straight from the mesh (no copy,
+/// no unit scale: an overflowing or underflowing scale falls back to the frame's axes).
+fn dito_group_axes(group: &Group<'_>) -> [Vector; 3] {
+    super::dito::Extremes::of_indexed(group.mesh.vertices(), group.vertices, &group.origin)
+        .map_or([Vector::x(), Vector::y(), Vector::z()], |e| {
+            super::dito::dito_axes(&e)
+        })
+}
+
 fn of_triangles(
     origin: &Point,
     k: Real,
@@ -273,6 +292,10 @@ fn fit_axes_of(
         let axes = match fit {
             ObbFit::Hull => hull_axes(points, &of_triangles, wanted, None),
             ObbFit::Triangles => triangles_axes(points, &of_triangles),
+            ObbFit::Dito => match super::dito::Extremes::of(points.iter().copied()) {
+                Some(e) => super::dito::dito_axes(&e),
+                None => [Vector::x(), Vector::y(), Vector::z()],
+            },
             ObbFit::Smallest => smallest_axes(points, &of_triangles, wanted),
             ObbFit::LeastVolume => least_volume_fit(
                 points,
@@ -286,7 +309,7 @@ fn fit_axes_of(
         };
         if let Some(h) = hull {
             // RAPID's fit builds no hull, and a flat hull has no vertices: then all the points.
-            if fit == ObbFit::Triangles || vertices.is_empty() {
+            if matches!(fit, ObbFit::Triangles | ObbFit::Dito) || vertices.is_empty() {
                 h.extend(0..points.len() as u32);
             } else {
                 h.extend_from_slice(vertices);
@@ -602,12 +625,19 @@ impl Obb {
         // A leaf's box in closed form, from the mesh's corners (no copy of them: half the
         // nodes are leaves).
         let leaf_axes = match group.triangles {
-            [t] => triangle_axes(&group.triangle(*t), group.fit == ObbFit::LeastVolume),
+            [t] => triangle_axes(
+                &group.triangle(*t),
+                matches!(group.fit, ObbFit::LeastVolume | ObbFit::Dito),
+            ),
             _ => None,
         };
         if let Some(axes) = leaf_axes {
             all_points(hull);
             return Self::fitted(axes, group.points());
+        }
+        if group.fit == ObbFit::Dito {
+            all_points(hull);
+            return Self::fitted(dito_group_axes(group), group.points());
         }
         // (The group's points are read from the mesh each time they are needed, not copied.)
         let points = group.points();
@@ -740,6 +770,52 @@ impl BoundingVolume for Obb {
 
 impl VolumeTests for Obb {
     type NodeAlign = CacheLine;
+
+    /// [`ObbFit::Dito`] of two triangles or more: the pass that sizes the box on its stored
+    /// axes leaves the projections for the split (the box's [`Fitted::bv`] and split axes are
+    /// [`BoundingVolume::fit`]'s, bit for bit).
+    fn fit_projecting(
+        group: &Group<'_>,
+        projections: &mut Vec<[Real; 6]>,
+    ) -> Option<(Fitted<Obb>, [Real; 3], [Real; 3])> {
+        if group.fit != ObbFit::Dito || group.triangles.len() < 2 {
+            return None;
+        }
+        let (rows, stored) = stored_axes(&dito_group_axes(group));
+        let (v, o) = (group.mesh.vertices(), group.origin);
+        let mut lo = [Real::INFINITY; 3];
+        let mut hi = [Real::NEG_INFINITY; 3];
+        projections.clear();
+        projections.extend(group.vertices.iter().map(|&i| {
+            let p = (v[i as usize] - o).coords;
+            let d = [stored[0].dot(&p), stored[1].dot(&p), stored[2].dot(&p)];
+            for k in 0..3 {
+                lo[k] = lo[k].min(d[k]);
+                hi[k] = hi[k].max(d[k]);
+            }
+            [d[0], d[1], d[2], 0.0, 0.0, 0.0]
+        }));
+        let (center, half) = store_box_of_ranges(&stored, &lo, &hi);
+        let bv = Obb::of_rows(&rows, center, half);
+        // Longest first, as `fitted` orders them.
+        let mut order = [0usize, 1, 2];
+        order.sort_by(|&i, &j| half[j].total_cmp(&half[i]));
+        if order != [0, 1, 2] {
+            for row in projections.iter_mut() {
+                let d = *row;
+                for (slot, &k) in order.iter().enumerate() {
+                    row[slot] = d[k];
+                }
+            }
+        }
+        let axes = bv.axes();
+        let fitted = Fitted {
+            bv,
+            split_axes: order.map(|k| axes[k].normalize()),
+            center: bv.center(),
+        };
+        Some((fitted, order.map(|k| lo[k]), order.map(|k| hi[k])))
+    }
 
     type Query = ObbQuery;
 

@@ -51,6 +51,19 @@ pub trait VolumeTests: Copy + Send + Sync + std::fmt::Debug + 'static {
         hull.extend_from_slice(group.vertices);
         Self::fit(group)
     }
+    /// [`BoundingVolume::fit`] of a group of two triangles or more whose one pass over the
+    /// group's vertices also leaves, in `projections` (one row per vertex of
+    /// [`Group::vertices`], in order), their projections on the volume's three split axes
+    /// (lanes 0–2, longest first; the rest zero), and returns those projections' ranges: the
+    /// binned split then needs no pass of its own. `None` where the volume has no such fit
+    /// (all but OBBs with [`super::ObbFit::Dito`]).
+    fn fit_projecting(
+        group: &Group<'_>,
+        projections: &mut Vec<[Real; 6]>,
+    ) -> Option<(Fitted<Self>, [Real; 3], [Real; 3])> {
+        let _ = (group, projections);
+        None
+    }
     /// Whether a leaf's triangle stands for its volume against the other model's internal
     /// nodes ([`VolumeTests::triangle_overlaps_pair`]).
     const TRIANGLE_TESTS: bool = false;

@@ -38,10 +38,12 @@ pub enum SplitRule {
     /// [`SPLIT_BINS`] bins span the group's vertices along each direction (as many bins as
     /// triangles for smaller groups).
     ///
-    /// OBB groups of 4,096 triangles or more, with any fit but RAPID's, are split before they
-    /// have a box (their hulls are built from their children's): there the volume's axes are
-    /// the principal axes of the triangles' covariance, or the frame's axes where those give
-    /// the smaller box.
+    /// With the DiTO fit (the default, [`ObbFit::Dito`]) only the box's three axes are cut: the
+    /// frame's axes are among DiTO's candidates, and the pass that sizes the box gives the
+    /// projections the bins need. OBB groups of 4,096 triangles or more, with the fits that
+    /// build hulls, are split before they have a box (their hulls are built from their
+    /// children's): there the volume's axes are the principal axes of the triangles'
+    /// covariance, or the frame's axes where those give the smaller box.
     ///
     /// Fewer box tests than [`SplitRule::MeanBestAxis`] on most cases (docs/decisions.md, "Split").
     #[default]
@@ -330,7 +332,7 @@ const BOTTOM_UP_MIN: usize = 4096;
 /// each group's hull (all but RAPID's), split by a rule that needs no box centre.
 fn bottom_up<B: BoundingVolume>(options: &BuildOptions) -> bool {
     B::KIND == BvKind::Obb
-        && options.fit != ObbFit::Triangles
+        && !matches!(options.fit, ObbFit::Triangles | ObbFit::Dito)
         && options.split != SplitRule::BoxMidpoint
 }
 
@@ -366,7 +368,7 @@ fn build_rec<B: BoundingVolume>(
         // The group's vertices outlive the children's gathers.
         let vertices = scratch.vertices.clone();
         let split_axes = unfitted_split_axes(frame, tris, &vertices);
-        let k = partition(frame, tris, &split_axes, None, options.split, scratch);
+        let k = partition(frame, tris, &split_axes, None, options.split, scratch, None);
         let (mut left_hull, mut right_hull) = (Vec::new(), Vec::new());
         let depth = build_children(
             frame,
@@ -395,8 +397,19 @@ fn build_rec<B: BoundingVolume>(
         });
         return depth;
     }
+    // The ranges of the box's projections, where its fit left them for the binned split.
+    let mut projected = None;
     let fitted = match hull {
         Some(hull) => B::fit_with_hull(&group(tris, &scratch.vertices), None, hull),
+        None if options.split == SplitRule::Binned => {
+            match B::fit_projecting(&group(tris, &scratch.vertices), &mut scratch.projections) {
+                Some((fitted, lo, hi)) => {
+                    projected = Some((lo, hi));
+                    fitted
+                }
+                None => B::fit(&group(tris, &scratch.vertices)),
+            }
+        }
         None => B::fit(&group(tris, &scratch.vertices)),
     };
     if n == 1 {
@@ -415,6 +428,7 @@ fn build_rec<B: BoundingVolume>(
         Some(fitted.center),
         options.split,
         scratch,
+        projected,
     );
     me.write(Node {
         bv: fitted.bv,
@@ -560,7 +574,11 @@ impl Frame<'_> {
     }
 }
 
-/// Reorders `tris` so that the first `k` go left; returns `k` (`0 < k < len`).
+/// Reorders `tris` so that the first `k` go left; returns `k` (`0 < k < len`). With
+/// `projected` (the ranges along `split_axes`), the fit left the group's vertices' projections
+/// on them in `scratch` ([`crate::bv::VolumeTests::fit_projecting`]), and the binned split
+/// cuts along those three directions only.
+#[allow(clippy::too_many_arguments)]
 fn partition(
     frame: &Frame<'_>,
     tris: &mut [u32],
@@ -568,6 +586,7 @@ fn partition(
     center: Option<Point>,
     rule: SplitRule,
     scratch: &mut Scratch,
+    projected: Option<([Real; 3], [Real; 3])>,
 ) -> usize {
     let n = tris.len();
     match rule {
@@ -589,7 +608,7 @@ fn partition(
             }
         }
         SplitRule::Binned => {
-            if let Some(k) = partition_binned(frame, tris, split_axes, scratch) {
+            if let Some(k) = partition_binned(frame, tris, split_axes, scratch, projected) {
                 return k;
             }
         }
@@ -773,9 +792,19 @@ fn partition_binned(
     tris: &mut [u32],
     axes: &[Vector; 3],
     scratch: &mut Scratch,
+    projected: Option<([Real; 3], [Real; 3])>,
 ) -> Option<usize> {
-    let (_, m) = cut_directions(axes);
-    let (lo, hi) = scratch.project(frame, axes);
+    let (lo, hi, m) = match projected {
+        Some((lo, hi)) => {
+            let six = |r: [Real; 3]| [r[0], r[1], r[2], 0.0, 0.0, 0.0];
+            (six(lo), six(hi), 3)
+        }
+        None => {
+            let (_, m) = cut_directions(axes);
+            let (lo, hi) = scratch.project(frame, axes);
+            (lo, hi, m)
+        }
+    };
     let n = tris.len();
     // The group as gathered from `tris` in this order.
     debug_assert_eq!(scratch.corners.len(), n);
@@ -1335,9 +1364,10 @@ mod tests {
             &mut other,
             &[Vector::x(), Vector::y(), Vector::z()],
             &mut scratch,
+            None,
         );
         scratch.gather(mesh, &tris);
-        let k = partition_binned(frame, &mut tris, &axes, &mut scratch);
+        let k = partition_binned(frame, &mut tris, &axes, &mut scratch, None);
         let mut sorted = tris.clone();
         sorted.sort_unstable();
         prop_assert_eq!(sorted, (0..n as u32).collect::<Vec<_>>());

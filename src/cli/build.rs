@@ -24,7 +24,7 @@ pub struct Args {
     /// Split rule [default: binned, or the preset's].
     #[arg(long, value_enum)]
     pub split: Option<SplitRule>,
-    /// How OBBs are oriented [default: least-volume, or the preset's].
+    /// How OBBs are oriented [default: dito, or the preset's].
     #[arg(long, value_enum)]
     pub fit: Option<ObbFit>,
     /// One JSON object instead of the sentence.

@@ -62,11 +62,12 @@ pub struct Args {
     /// alone, on its thread.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub threads: u64,
-    /// How OBBs are oriented: least-volume (the §4 hull fit turned to the least volume it
-    /// reaches, for groups of up to seven points the triangles' fit turned, and for groups of
-    /// more than 128 points also the model axes turned, the lesser kept), smallest (the least surface of the §4 fit, the triangles' fit and the model axes,
-    /// unturned), hull (§4 alone) or triangles (RAPID's) [default: least-volume, or the
-    /// preset's].
+    /// How OBBs are oriented: dito (DiTO-14's best of 21 orientations from the group's
+    /// extremal points, or the model axes), least-volume (the §4 hull fit turned to the least
+    /// volume it reaches, for groups of up to seven points the triangles' fit turned, and for
+    /// groups of more than 128 points also the model axes turned, the lesser kept), smallest
+    /// (the least surface of the §4 fit, the triangles' fit and the model axes, unturned), hull
+    /// (§4 alone) or triangles (RAPID's) [default: dito, or the preset's].
     #[arg(long, value_enum)]
     pub fit: Option<ObbFit>,
     /// Trees to load instead of building.
