@@ -107,10 +107,11 @@ impl Lanes {
     fn new(points: &[Point], origin: &Point) -> Lanes {
         let groups = points.len().div_ceil(4);
         let mut c = [[0.0f32; 16]; 3];
-        for i in 0..4 * groups {
-            let v = points.get(i).unwrap_or(&points[0]) - origin;
-            for k in 0..3 {
-                c[k][i] = v[k] as f32;
+        let padded = points.iter().chain(std::iter::repeat(&points[0]));
+        for (i, p) in padded.take(4 * groups).enumerate() {
+            let v = p - origin;
+            for (k, row) in c.iter_mut().enumerate() {
+                row[i] = v[k] as f32;
             }
         }
         let lanes = |c: &[f32; 16]| std::array::from_fn(|g| F32x4::load(&c[4 * g..]));
@@ -252,6 +253,7 @@ impl Best {
             // The edge in the plane's basis, made unit against rounding.
             let (c, d) = (e.dot(&u), e.dot(&v));
             let r = (c * c + d * d).sqrt();
+            #[allow(clippy::neg_cmp_op_on_partial_ord)]
             if !(r > 0.5) {
                 continue;
             }
@@ -289,7 +291,7 @@ pub(crate) fn dito_axes(e: &Extremes) -> [Vector; 3] {
     if !(span > 1e-300 && span < 1e300) {
         return frame;
     }
-    let k = Real::from_bits(((2 * 1023 - (span.to_bits() >> 52)) as u64) << 52);
+    let k = Real::from_bits((2 * 1023 - (span.to_bits() >> 52)) << 52);
     let unit = |p: &Point| Point::from((p - origin) * k);
     let (lo_point, hi_point) = (e.lo_point.map(|p| unit(&p)), e.hi_point.map(|p| unit(&p)));
     let (ext, count) = e.points();
@@ -449,7 +451,7 @@ mod tests {
             let ext = &ext[..count];
             let frame = [Vector::x(), Vector::y(), Vector::z()];
             prop_assert!(
-                half_area(&widths(&axes, ext)) <= half_area(&widths(&frame, &ext)) * (1.0 + 1e-5)
+                half_area(&widths(&axes, ext)) <= half_area(&widths(&frame, ext)) * (1.0 + 1e-5)
             );
         }
     }
