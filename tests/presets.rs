@@ -19,7 +19,7 @@ fn presets_hold_their_papers_settings() {
     // Threads are the default's: they never change the tree.
     assert_eq!(rapid.parallel, BuildOptions::default().parallel);
     assert_eq!(paper.parallel, BuildOptions::default().parallel);
-    // Neither is the default (least-volume fit, binned split).
+    // Neither is the default (DiTO fit, binned split).
     assert_ne!(rapid, BuildOptions::default());
     assert_ne!(paper, BuildOptions::default());
 }
