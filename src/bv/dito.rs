@@ -220,15 +220,7 @@ fn frame_of(u: &Vector, m: &Vector) -> Option<[Vector; 3]> {
 /// The widths of `points` along `axes`.
 #[inline(always)]
 fn widths(axes: &[Vector; 3], points: &[Point]) -> [Real; 3] {
-    let mut lo = [Real::INFINITY; 3];
-    let mut hi = [Real::NEG_INFINITY; 3];
-    for p in points {
-        for k in 0..3 {
-            let d = axes[k].dot(&p.coords);
-            lo[k] = lo[k].min(d);
-            hi[k] = hi[k].max(d);
-        }
-    }
+    let (lo, hi) = super::ranges(axes, points.iter().copied());
     std::array::from_fn(|k| hi[k] - lo[k])
 }
 

@@ -212,6 +212,16 @@ pub(crate) fn store_box(
     axes: &[Vector; 3],
     points: impl Iterator<Item = Point>,
 ) -> ([f32; 3], [f32; 3]) {
+    let (lo, hi) = ranges(axes, points);
+    store_box_of_ranges(axes, &lo, &hi)
+}
+
+/// The least and greatest projections of `points` on each of `axes`, in one pass.
+#[inline(always)]
+pub(crate) fn ranges(
+    axes: &[Vector; 3],
+    points: impl Iterator<Item = Point>,
+) -> ([Real; 3], [Real; 3]) {
     let mut lo = [Real::INFINITY; 3];
     let mut hi = [Real::NEG_INFINITY; 3];
     for p in points {
@@ -221,7 +231,7 @@ pub(crate) fn store_box(
             hi[k] = hi[k].max(d);
         }
     }
-    store_box_of_ranges(axes, &lo, &hi)
+    (lo, hi)
 }
 
 /// [`store_box`] from the points' ranges `lo[k]..hi[k]` along `axes[k]` (one pass the caller
