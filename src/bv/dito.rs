@@ -8,7 +8,7 @@
 //! *ditetrahedron*). Each of those seven triangles offers three orientations (an edge, the
 //! normal, their cross product); each is scored by the box it gives the extremal points, and
 //! the best is kept unless the box along the frame's axes, exact from the same pass, is
-//! better. The score is the box's half surface area (§1.4 of the chapter).
+//! better. The score is the box's half surface area, the chapter's quality measure.
 //!
 //! Frame: whatever frame the points are in; the axes are unit, orthonormal, right-handed.
 

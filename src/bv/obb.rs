@@ -201,8 +201,8 @@ fn stored_axes(axes: &[Vector; 3]) -> ([[f32; 3]; 3], [Vector; 3]) {
     ([a0, a1, a2], [v3(&a0), v3(&a1), v3(&a2)])
 }
 
-/// [`ObbFit::Dito`]'s axes of a group, from its points read straight from the mesh (no copy,
-/// no unit scale: an overflowing or underflowing scale falls back to the frame's axes).
+/// [`ObbFit::Dito`]'s axes of a group, from its points read straight from the mesh (no copy;
+/// the fit moves its 14 extremal points to unit scale itself).
 fn dito_group_axes(group: &Group<'_>) -> [Vector; 3] {
     super::dito::Extremes::of_indexed(group.mesh.vertices(), group.vertices, &group.origin)
         .map_or([Vector::x(), Vector::y(), Vector::z()], |e| {
