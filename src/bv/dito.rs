@@ -41,21 +41,26 @@ pub(crate) struct Extremes {
 
 impl Extremes {
     /// The extremal points of `points`; `None` if there are none.
-    pub(crate) fn of(points: impl Iterator<Item = Point>) -> Option<Extremes> {
-        let points: Vec<Point> = points.collect();
-        let ids: Vec<u32> = (0..points.len() as u32).collect();
-        Self::of_indexed(&points, &ids, &Vector::zeros())
+    pub(crate) fn of(points: &[Point]) -> Option<Extremes> {
+        Self::scan(0..points.len() as u32, |i| points[i as usize])
     }
 
     /// The extremal points of `vertices[i] − origin` for `i` in `ids`; `None` if `ids` is
-    /// empty. One pass that keeps indices (branch-free selects), then the points.
+    /// empty.
     pub(crate) fn of_indexed(vertices: &[Point], ids: &[u32], origin: &Vector) -> Option<Extremes> {
-        let (&first, rest) = ids.split_first()?;
-        let d = slabs(&(vertices[first as usize] - origin));
+        Self::scan(ids.iter().copied(), |i| vertices[i as usize] - origin)
+    }
+
+    /// One pass over the points `at(i)` for `i` in `ids` that keeps indices (branch-free
+    /// selects), then the points.
+    #[inline(always)]
+    fn scan(mut ids: impl Iterator<Item = u32>, at: impl Fn(u32) -> Point) -> Option<Extremes> {
+        let first = ids.next()?;
+        let d = slabs(&at(first));
         let (mut lo, mut hi) = (d, d);
         let (mut lo_id, mut hi_id) = ([first; SLABS], [first; SLABS]);
-        for &i in rest {
-            let d = slabs(&(vertices[i as usize] - origin));
+        for i in ids {
+            let d = slabs(&at(i));
             for k in 0..SLABS {
                 let below = d[k] < lo[k];
                 lo[k] = if below { d[k] } else { lo[k] };
@@ -65,12 +70,11 @@ impl Extremes {
                 hi_id[k] = if above { i } else { hi_id[k] };
             }
         }
-        let at = |i: u32| vertices[i as usize] - origin;
         Some(Extremes {
             lo,
             hi,
-            lo_point: lo_id.map(at),
-            hi_point: hi_id.map(at),
+            lo_point: lo_id.map(&at),
+            hi_point: hi_id.map(&at),
             lo_id,
             hi_id,
         })
@@ -130,7 +134,10 @@ impl Lanes {
         let splat3 = |a: &Vector| [a.x, a.y, a.z].map(|c| F32x4::splat(c as f32));
         let ([ux, uy, uz], [vx, vy, vz], [mx, my, mz]) = (splat3(u), splat3(v), splat3(m));
         let dot = |g: usize, ax: F32x4, ay: F32x4, az: F32x4| {
-            self.x[g].mul(ax).add(self.y[g].mul(ay)).add(self.z[g].mul(az))
+            self.x[g]
+                .mul(ax)
+                .add(self.y[g].mul(ay))
+                .add(self.z[g].mul(az))
         };
         let mut out = Projected {
             s: [F32x4::splat(0.0); 4],
@@ -138,14 +145,15 @@ impl Lanes {
             groups: self.groups,
         };
         let mut r = Ranges::new();
-        let mut h = Ranges::new();
+        let (mut h_lo, mut h_hi) = (F32x4::splat(f32::INFINITY), F32x4::splat(f32::NEG_INFINITY));
         for g in 0..self.groups {
             let (s, t) = (dot(g, ux, uy, uz), dot(g, vx, vy, vz));
             (out.s[g], out.t[g]) = (s, t);
             r.add(s, t);
-            h.add(dot(g, mx, my, mz), F32x4::splat(0.0));
+            let h = dot(g, mx, my, mz);
+            (h_lo, h_hi) = (h_lo.min(h), h_hi.max(h));
         }
-        (out, r.widths(), h.widths()[0])
+        (out, r.widths(), lane_width(h_lo, h_hi))
     }
 }
 
@@ -173,13 +181,17 @@ impl Ranges {
     /// The two widths.
     #[inline(always)]
     fn widths(&self) -> [Real; 2] {
-        std::array::from_fn(|k| {
-            let (lo, hi) = (self.lo[k].to_array(), self.hi[k].to_array());
-            let low = lo[0].min(lo[1]).min(lo[2].min(lo[3]));
-            let high = hi[0].max(hi[1]).max(hi[2].max(hi[3]));
-            Real::from(high - low)
-        })
+        std::array::from_fn(|k| lane_width(self.lo[k], self.hi[k]))
     }
+}
+
+/// The greatest of `hi`'s lanes minus the least of `lo`'s.
+#[inline(always)]
+fn lane_width(lo: F32x4, hi: F32x4) -> Real {
+    let (lo, hi) = (lo.to_array(), hi.to_array());
+    let low = lo[0].min(lo[1]).min(lo[2].min(lo[3]));
+    let high = hi[0].max(hi[1]).max(hi[2].max(hi[3]));
+    Real::from(high - low)
 }
 
 /// The points' coordinates `s`, `t` in a plane's basis ([`Lanes::project`]).
@@ -278,7 +290,11 @@ pub(crate) fn dito_axes(e: &Extremes) -> [Vector; 3] {
     // products below neither overflow nor underflow (a set spanning less than 1e-300 or more
     // than 1e300 keeps the frame's box).
     let origin = e.lo_point[0];
-    let span = e.lo_point.iter().chain(&e.hi_point).fold(0.0, |s: Real, p| s.max((p - origin).amax()));
+    let span = e
+        .lo_point
+        .iter()
+        .chain(&e.hi_point)
+        .fold(0.0, |s: Real, p| s.max((p - origin).amax()));
     #[allow(clippy::neg_cmp_op_on_partial_ord)]
     if !(span > 1e-300 && span < 1e300) {
         return frame;
@@ -394,11 +410,14 @@ mod tests {
                 Point::from(rot * Vector::new(s(0) * half.x, s(1) * half.y, s(2) * half.z))
             })
             .collect();
-        let axes = dito_axes(&Extremes::of(corners.iter().copied()).unwrap());
+        let axes = dito_axes(&Extremes::of(&corners).unwrap());
         assert!(orthonormal(&axes));
         let w = widths(&axes, &corners);
         let volume = w[0] * w[1] * w[2];
-        assert!((volume - 8.0 * half.x * half.y * half.z).abs() < 1e-9, "{volume}");
+        assert!(
+            (volume - 8.0 * half.x * half.y * half.z).abs() < 1e-9,
+            "{volume}"
+        );
     }
 
     /// The axes do not depend on the scale: the same points times 2^±600 or 1e±200 give the
@@ -411,7 +430,10 @@ mod tests {
                 Point::new(t.sin() * 3.0, (1.3 * t).cos(), 0.2 * t)
             })
             .collect();
-        let axes_at = |s: Real| dito_axes(&Extremes::of(points.iter().map(|p| p * s)).unwrap());
+        let axes_at = |s: Real| {
+            let scaled: Vec<Point> = points.iter().map(|p| p * s).collect();
+            dito_axes(&Extremes::of(&scaled).unwrap())
+        };
         let one = axes_at(1.0);
         for s in [2f64.powi(600), 2f64.powi(-600)] {
             assert_eq!(axes_at(s), one);
@@ -436,7 +458,7 @@ mod tests {
                 1..40,
             )
         ) {
-            let e = Extremes::of(points.iter().copied()).unwrap();
+            let e = Extremes::of(&points).unwrap();
             let axes = dito_axes(&e);
             prop_assert!(orthonormal(&axes));
             let (ext, count) = e.points();

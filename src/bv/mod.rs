@@ -140,7 +140,7 @@ pub enum ObbFit {
     /// search around the §4 fit, not the minimum-volume box; fewer box tests than the others at
     /// a higher build cost (docs/performance.md). A leaf's box (one triangle) is the least-area
     /// rectangle along the triangle's longest edge, in closed form (the other fits but DiTO
-    /// give leaves §4's box). The default until DiTO: 2.3–2.9× its build time for 10–20% fewer
+    /// give leaves §4's box). The default until DiTO: 2.4–2.9× its build time for 11–18% fewer
     /// box tests on most cases (docs/decisions.md, "Fit").
     LeastVolume,
     /// The default: DiTO-14 (Larsson & Källberg 2011, *Fast Computation of Tight-Fitting

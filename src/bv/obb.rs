@@ -292,7 +292,7 @@ fn fit_axes_of(
         let axes = match fit {
             ObbFit::Hull => hull_axes(points, &of_triangles, wanted, None),
             ObbFit::Triangles => triangles_axes(points, &of_triangles),
-            ObbFit::Dito => match super::dito::Extremes::of(points.iter().copied()) {
+            ObbFit::Dito => match super::dito::Extremes::of(points) {
                 Some(e) => super::dito::dito_axes(&e),
                 None => [Vector::x(), Vector::y(), Vector::z()],
             },
