@@ -15,7 +15,8 @@
 //! | 60..60+h | the header, postcard-encoded: volume type, split rule, fit, the mesh's hash and sizes; the volume frame's origin, the tree's measures, the node count and the bytes of a volume |
 //! | then | the volumes (their `f32`s), the nodes' links (`u32`), the leaves' triangles (`u32`) |
 //!
-//! Saving and loading stream the file in 64 KiB pieces. Loading checks, in order: the
+//! Saving streams the file in 64 KiB pieces; loading maps it into memory (reads it where it
+//! cannot be mapped) and hashes it beside the arrays' decoding. Loading checks, in order: the
 //! signature, the version, the length (a shorter file is truncated), both hashes (a changed
 //! byte is corruption), the volume type, the mesh, then the
 //! tree's shape (`2n − 1` nodes, each node but the root the child of exactly one node before
@@ -265,66 +266,40 @@ const SIZES: TreeFileError = TreeFileError::Corrupted {
 /// Bytes read or written at a time (and hashed at a time).
 const CHUNK: usize = 1 << 16;
 
-/// The body being read: every byte hashed, never past its length.
-struct BodyReader<R> {
-    inner: R,
-    path: Option<PathBuf>,
-    hasher: blake3::Hasher,
-    left: u64,
+const HASH_FAILS: TreeFileError = TreeFileError::Corrupted {
+    what: "the tree's bytes fail their hash",
+};
+
+/// Adds `bytes` to `hasher`: on the threads of the rayon pool where there are any (the hash
+/// is the same).
+fn hash_into(hasher: &mut blake3::Hasher, bytes: &[u8]) {
+    #[cfg(feature = "parallel")]
+    hasher.update_rayon(bytes);
+    #[cfg(not(feature = "parallel"))]
+    hasher.update(bytes);
 }
 
-impl<R: std::io::Read> BodyReader<R> {
-    fn read_exact(&mut self, buf: &mut [u8]) -> Result<(), TreeFileError> {
-        if buf.len() as u64 > self.left {
-            return Err(SIZES);
-        }
-        self.inner
-            .read_exact(buf)
-            .map_err(|source| TreeFileError::Io {
-                path: self.path.clone().unwrap_or_default(),
-                source,
-            })?;
-        self.hasher.update(buf);
-        self.left -= buf.len() as u64;
-        Ok(())
-    }
+/// `a` and `b` side by side on the rayon pool where there is one, else one after the other.
+fn join<RA: Send, RB: Send>(
+    a: impl FnOnce() -> RA + Send,
+    b: impl FnOnce() -> RB + Send,
+) -> (RA, RB) {
+    #[cfg(feature = "parallel")]
+    return rayon::join(a, b);
+    #[cfg(not(feature = "parallel"))]
+    (a(), b())
+}
 
-    /// Reads `count` little-endian items of `size` bytes, handing each to `item`.
-    fn read_items(
-        &mut self,
-        count: usize,
-        size: usize,
-        mut item: impl FnMut(&[u8]),
-    ) -> Result<(), TreeFileError> {
-        let per_chunk = (CHUNK / size).max(1);
-        let mut buf = vec![0u8; per_chunk * size];
-        let mut remaining = count;
-        while remaining > 0 {
-            let k = remaining.min(per_chunk);
-            let bytes = &mut buf[..k * size];
-            self.read_exact(bytes)?;
-            for chunk in bytes.chunks_exact_mut(size) {
-                from_le_words(chunk);
-                item(chunk);
-            }
-            remaining -= k;
-        }
-        Ok(())
-    }
-
-    /// Hashes what is left and compares the hash with `expected`.
-    fn finish(mut self, expected: &[u8]) -> Result<(), TreeFileError> {
-        let mut buf = vec![0u8; CHUNK];
-        while self.left > 0 {
-            let k = (self.left as usize).min(CHUNK);
-            self.read_exact(&mut buf[..k])?;
-        }
-        if self.hasher.finalize().as_bytes() != expected {
-            return Err(TreeFileError::Corrupted {
-                what: "the tree's bytes fail their hash",
-            });
-        }
-        Ok(())
+/// A little-endian item of the file (`bytes`: exactly its size) as a value.
+fn decode<T: bytemuck::Pod>(bytes: &[u8]) -> T {
+    if cfg!(target_endian = "big") {
+        let mut word = [0u8; 256];
+        let word = &mut word[..bytes.len()];
+        word.copy_from_slice(bytes);
+        from_le_words(word);
+        bytemuck::pod_read_unaligned(word)
+    } else {
+        bytemuck::pod_read_unaligned(bytes)
     }
 }
 
@@ -337,9 +312,8 @@ fn from_le_words(bytes: &mut [u8]) {
     }
 }
 
-/// What the envelope's checks give: the body's length and hash.
+/// What the envelope's checks give: the body's hash.
 struct Envelope {
-    body_len: u64,
     body_hash: [u8; 32],
 }
 
@@ -383,55 +357,53 @@ fn envelope(prelude: &[u8], found: u64) -> Result<Envelope, TreeFileError> {
         });
     }
     Ok(Envelope {
-        body_len,
         body_hash: prelude[24..56].try_into().expect("32 bytes"),
     })
 }
 
-/// Reads a tree file of `found` bytes from `input`: the envelope, the header, then (when the
-/// kind and the mesh are `B`'s and `mesh`'s) the arrays; every check of the module. `mesh`
-/// `None`: the header alone is wanted (the arrays are still hashed). `mesh` comes with its
-/// [`mesh_hash`], computed once by the caller.
+/// Reads a tree file's `bytes`: the envelope, the header, then (when the kind and the mesh are
+/// `B`'s and `mesh`'s) the arrays; every check of the module. `mesh` `None`: the header alone
+/// is wanted (the body is still hashed). `mesh` comes with its [`mesh_hash`], computed once by
+/// the caller.
+///
+/// The body is hashed and the leaves' corners copied from the mesh beside the arrays' decoding
+/// and shape checks (on the rayon pool with the `parallel` feature). A tree is returned only
+/// when the hash and the shape checks pass, and a failed hash is the error reported first.
 fn read_tree<B: Persistent>(
-    mut input: impl std::io::Read,
-    found: u64,
-    path: Option<&Path>,
+    bytes: &[u8],
     mesh: Option<(Arc<TriMesh>, &MeshHash)>,
 ) -> Result<(TreeFileInfo, Option<Bvh<B>>), TreeFileError> {
-    let io = |source| TreeFileError::Io {
-        path: path.map(Path::to_owned).unwrap_or_default(),
-        source,
+    let found = bytes.len() as u64;
+    let envelope = envelope(&bytes[..bytes.len().min(PRELUDE)], found)?;
+    // The envelope checked that the file is exactly the prelude and the body.
+    let body = &bytes[PRELUDE..];
+    let header_len = match body.get(..4) {
+        Some(word) => u32::from_le_bytes(word.try_into().expect("4 bytes")) as usize,
+        None => return Err(SIZES),
     };
-    let mut prelude = [0u8; PRELUDE];
-    let have = (found as usize).min(PRELUDE);
-    input.read_exact(&mut prelude[..have]).map_err(io)?;
-    let envelope = envelope(&prelude[..have], found)?;
-    let mut body = BodyReader {
-        inner: input,
-        path: path.map(Path::to_owned),
-        hasher: blake3::Hasher::new(),
-        left: envelope.body_len,
-    };
-    let mut word = [0u8; 4];
-    body.read_exact(&mut word)?;
-    let header_len = u32::from_le_bytes(word) as usize;
-    if header_len as u64 > body.left || header_len > 4096 {
+    if header_len > body.len() - 4 || header_len > 4096 {
         return Err(SIZES);
     }
-    let mut header = vec![0u8; header_len];
-    body.read_exact(&mut header)?;
+    let (header, arrays) = body[4..].split_at(header_len);
     let ((info, layout), rest) =
-        postcard::take_from_bytes::<(TreeFileInfo, Layout)>(&header).map_err(|_| UNDECODABLE)?;
+        postcard::take_from_bytes::<(TreeFileInfo, Layout)>(header).map_err(|_| UNDECODABLE)?;
     if !rest.is_empty() {
         return Err(UNDECODABLE);
     }
-    let arrays = layout
+    let expected_len = layout
         .nodes
         .checked_mul(layout.volume_bytes.saturating_add(4))
         .and_then(|x| x.checked_add(info.triangles.checked_mul(4)?));
-    if arrays != Some(body.left) {
+    if expected_len != Some(arrays.len() as u64) {
         return Err(SIZES);
     }
+    let hashed = |hasher: blake3::Hasher| {
+        if hasher.finalize().as_bytes() == &envelope.body_hash {
+            Ok(())
+        } else {
+            Err(HASH_FAILS)
+        }
+    };
     // The kind and the mesh are judged once the whole file is known to be sound.
     let wanted = mesh.filter(|(mesh, hash)| {
         info.kind == B::KIND
@@ -441,36 +413,47 @@ fn read_tree<B: Persistent>(
             && info.triangles == mesh.triangle_count() as u64
     });
     let Some((mesh, _)) = wanted else {
-        body.finish(&envelope.body_hash)?;
-        return Ok((info, None));
+        let mut hasher = blake3::Hasher::new();
+        hash_into(&mut hasher, body);
+        return hashed(hasher).map(|()| (info, None));
     };
     let count = layout.nodes as usize;
-    let mut nodes: Vec<Node<B>> = Vec::with_capacity(count);
-    body.read_items(count, std::mem::size_of::<B>(), |b| {
-        nodes.push(Node {
-            bv: bytemuck::pod_read_unaligned(b),
-            link: 0,
-            align: [],
-        })
-    })?;
-    let mut links = nodes.iter_mut();
-    body.read_items(count, 4, |b| {
-        let node = links.next().expect("as many links as volumes");
-        node.link = u32::from_ne_bytes(b.try_into().expect("4 bytes"));
-    })?;
-    let mut leaf_ids = Vec::with_capacity(mesh.triangle_count());
-    body.read_items(mesh.triangle_count(), 4, |b| {
-        leaf_ids.push(u32::from_ne_bytes(b.try_into().expect("4 bytes")))
-    })?;
-    body.finish(&envelope.body_hash)?;
+    let size = std::mem::size_of::<B>();
+    let (volumes, rest) = arrays.split_at(count * size);
+    let (links, ids) = rest.split_at(count * 4);
     let [reach, radius, center_reach] = layout.measures;
+    let leaf_ids: Vec<u32> = ids.chunks_exact(4).map(decode).collect();
+    let ((hash, corners), shape) = join(
+        || {
+            let mut hasher = blake3::Hasher::new();
+            hash_into(&mut hasher, body);
+            let mut corners = Vec::with_capacity(leaf_ids.len());
+            copy_corners(&mesh, &leaf_ids, &mut corners);
+            (hasher, corners)
+        },
+        || {
+            let mut check = ShapeCheck::new(mesh.triangle_count(), count, &leaf_ids)?;
+            let mut nodes: Vec<Node<B>> = Vec::with_capacity(count);
+            let items = volumes.chunks_exact(size).zip(links.chunks_exact(4));
+            nodes.extend(items.map(|(bv, link)| Node {
+                bv: decode(bv),
+                link: decode(link),
+                align: [],
+            }));
+            for (i, node) in nodes.iter().enumerate() {
+                check.node(i, node)?;
+            }
+            Ok::<_, BvhError>((nodes, check.depth()))
+        },
+    );
+    hashed(hash)?;
+    let (nodes, depth) = shape?;
     if ![reach, radius, center_reach].iter().all(|x| x.is_finite())
         || !layout.origin.iter().all(|x| x.is_finite())
     {
         return Err(BvhError::Malformed { node: 0 }.into());
     }
-    let depth = check_shape(&mesh, &nodes, &leaf_ids)?;
-    let mut tree = Bvh {
+    let tree = Bvh {
         mesh,
         options: info.build_options(),
         nodes,
@@ -479,11 +462,24 @@ fn read_tree<B: Persistent>(
         reach,
         radius,
         center_reach,
-        leaf_corners: Vec::new(),
+        leaf_corners: corners,
         leaf_ids,
     };
-    tree.copy_leaf_corners();
     Ok((info, Some(tree)))
+}
+
+/// Appends to `corners` the corners of the triangles `ids` (the file's leaves' triangles,
+/// before their checks: a triangle out of range gets the origin's corners, and the tree is
+/// refused by the shape checks).
+fn copy_corners(mesh: &TriMesh, ids: &[u32], corners: &mut Vec<[crate::math::Point; 3]>) {
+    let n = mesh.triangle_count();
+    corners.extend(ids.iter().map(|&t| {
+        if (t as usize) < n {
+            mesh.triangle(t as usize)
+        } else {
+            [crate::math::Point::origin(); 3]
+        }
+    }));
 }
 
 /// The kind and mesh checks of a sound file whose tree was not read (`read_tree`).
@@ -514,7 +510,7 @@ fn refusal<B: BoundingVolume>(
 /// or [`TreeFileError::Corrupted`].
 pub fn info(bytes: &[u8]) -> Result<TreeFileInfo, TreeFileError> {
     // The volume type does not matter: the arrays are only hashed.
-    Ok(read_tree::<crate::bv::Obb>(bytes, bytes.len() as u64, None, None)?.0)
+    Ok(read_tree::<crate::bv::Obb>(bytes, None)?.0)
 }
 
 /// [`info`] of a file.
@@ -522,20 +518,51 @@ pub fn info(bytes: &[u8]) -> Result<TreeFileInfo, TreeFileError> {
 /// # Errors
 /// [`TreeFileError::Io`], or [`info`]'s errors in [`TreeFileError::InFile`].
 pub fn read_info(path: &Path) -> Result<TreeFileInfo, TreeFileError> {
-    let (file, len) = open(path)?;
-    read_tree::<crate::bv::Obb>(std::io::BufReader::new(file), len, Some(path), None)
+    let bytes = FileBytes::open(path)?;
+    read_tree::<crate::bv::Obb>(&bytes, None)
         .map(|(info, _)| info)
         .map_err(|e| e.in_file(path))
 }
 
-fn open(path: &Path) -> Result<(std::fs::File, u64), TreeFileError> {
-    let io = |source| TreeFileError::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let len = file.metadata().map_err(io)?.len();
-    Ok((file, len))
+/// A file's bytes: mapped into memory where the system can (no copy; the pages come from the
+/// system's file cache), else read.
+enum FileBytes {
+    #[cfg(not(target_arch = "wasm32"))]
+    Mapped(memmap2::Mmap),
+    Read(Vec<u8>),
+}
+
+impl FileBytes {
+    fn open(path: &Path) -> Result<FileBytes, TreeFileError> {
+        let io = |source| TreeFileError::Io {
+            path: path.to_owned(),
+            source,
+        };
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let file = std::fs::File::open(path).map_err(io)?;
+            // SAFETY: the mapping is read only, and this crate writes its tree files beside
+            // their final name and renames them over it (`Bvh::save`), so a file is never
+            // changed in place under a reader. A file truncated by another program while it
+            // is read is the one case a map cannot guard against, as for any mapped file.
+            if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
+                return Ok(FileBytes::Mapped(map));
+            }
+        }
+        std::fs::read(path).map(FileBytes::Read).map_err(io)
+    }
+}
+
+impl std::ops::Deref for FileBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            #[cfg(not(target_arch = "wasm32"))]
+            FileBytes::Mapped(map) => map,
+            FileBytes::Read(bytes) => bytes,
+        }
+    }
 }
 
 impl<B: Persistent> Bvh<B> {
@@ -630,7 +657,7 @@ impl<B: Persistent> Bvh<B> {
     pub fn from_bytes(mesh: impl Into<Arc<TriMesh>>, bytes: &[u8]) -> Result<Self, TreeFileError> {
         let mesh = mesh.into();
         let hash = mesh_hash(&mesh);
-        match read_tree::<B>(bytes, bytes.len() as u64, None, Some((mesh.clone(), &hash)))? {
+        match read_tree::<B>(bytes, Some((mesh.clone(), &hash)))? {
             (_, Some(tree)) => Ok(tree),
             (info, None) => Err(refusal::<B>(&info, &mesh, &hash)),
         }
@@ -667,8 +694,8 @@ impl<B: Persistent> Bvh<B> {
             })
     }
 
-    /// Loads the tree file at `path` over `mesh` ([`Bvh::from_bytes`]), reading it in pieces
-    /// (no copy of the file in memory).
+    /// Loads the tree file at `path` over `mesh` ([`Bvh::from_bytes`]), mapped into memory (no
+    /// copy of the file; read where the system cannot map it).
     ///
     /// # Errors
     /// [`TreeFileError::Io`], or [`Bvh::from_bytes`]'s errors in [`TreeFileError::InFile`].
@@ -684,8 +711,8 @@ impl<B: Persistent> Bvh<B> {
         hash: &MeshHash,
         path: &Path,
     ) -> Result<Self, TreeFileError> {
-        let (file, len) = open(path)?;
-        let read = read_tree::<B>(file, len, Some(path), Some((mesh.clone(), hash)));
+        let bytes = FileBytes::open(path)?;
+        let read = read_tree::<B>(&bytes, Some((mesh.clone(), hash)));
         match read.map_err(|e| e.in_file(path))? {
             (_, Some(tree)) => Ok(tree),
             (info, None) => Err(refusal::<B>(&info, &mesh, hash).in_file(path)),
@@ -693,31 +720,48 @@ impl<B: Persistent> Bvh<B> {
     }
 }
 
-/// The shape checks of a loaded tree (the module's list); returns its depth.
-fn check_shape<B: BoundingVolume>(
-    mesh: &TriMesh,
-    nodes: &[Node<B>],
-    leaf_ids: &[u32],
-) -> Result<usize, BvhError> {
-    let n = mesh.triangle_count();
-    if nodes.len() != 2 * n - 1 {
-        return Err(BvhError::NodeCount {
-            nodes: nodes.len(),
-            triangles: n,
-        });
+/// The shape checks of a loaded tree (the module's list), node by node in the array's order
+/// ([`ShapeCheck::node`]).
+struct ShapeCheck<'a> {
+    leaf_ids: &'a [u32],
+    /// How many parents name each node as a child (saturating).
+    parents: Vec<u8>,
+    depths: Vec<u32>,
+    seen: Vec<bool>,
+    /// Leaf slots met so far.
+    slots: usize,
+}
+
+impl<'a> ShapeCheck<'a> {
+    /// The checks of a tree of `nodes` nodes over a mesh of `n` triangles, with its leaves'
+    /// triangles `leaf_ids`: the counts now, the nodes as they come.
+    fn new(n: usize, nodes: usize, leaf_ids: &'a [u32]) -> Result<Self, BvhError> {
+        if nodes != 2 * n - 1 {
+            return Err(BvhError::NodeCount {
+                nodes,
+                triangles: n,
+            });
+        }
+        if leaf_ids.len() != n {
+            return Err(BvhError::LeafCount {
+                slots: leaf_ids.len(),
+                triangles: n,
+            });
+        }
+        Ok(ShapeCheck {
+            leaf_ids,
+            parents: vec![0u8; nodes],
+            depths: vec![0u32; nodes],
+            seen: vec![false; n],
+            slots: 0,
+        })
     }
-    if leaf_ids.len() != n {
-        return Err(BvhError::LeafCount {
-            slots: leaf_ids.len(),
-            triangles: n,
-        });
-    }
-    let mut parents = vec![0u8; nodes.len()];
-    let mut depths = vec![0u32; nodes.len()];
-    let mut seen = vec![false; n];
-    let mut slots = 0usize;
-    for (i, node) in nodes.iter().enumerate() {
-        if i > 0 && parents[i] != 1 {
+
+    /// Checks node `i` (every node before it checked already).
+    fn node<B: BoundingVolume>(&mut self, i: usize, node: &Node<B>) -> Result<(), BvhError> {
+        let total = self.parents.len();
+        let n = self.seen.len();
+        if i > 0 && self.parents[i] != 1 {
             return Err(BvhError::BadShape {
                 node: i,
                 slot: usize::MAX,
@@ -728,12 +772,12 @@ fn check_shape<B: BoundingVolume>(
         }
         if node.link & LEAF != 0 {
             let slot = (node.link & !LEAF) as usize;
-            if slot != slots {
+            if slot != self.slots {
                 return Err(BvhError::BadShape { node: i, slot });
             }
-            slots += 1;
-            let t = leaf_ids[slot] as usize;
-            if t >= n || std::mem::replace(&mut seen[t], true) {
+            self.slots += 1;
+            let t = self.leaf_ids[slot] as usize;
+            if t >= n || std::mem::replace(&mut self.seen[t], true) {
                 return Err(BvhError::BadLeaves {
                     triangle: t,
                     count: if t >= n { 0 } else { 2 },
@@ -742,13 +786,18 @@ fn check_shape<B: BoundingVolume>(
         } else {
             let c = node.link as usize;
             for child in [c, c + 1] {
-                if child <= i || child >= nodes.len() {
+                if child <= i || child >= total {
                     return Err(BvhError::BadChild { node: i, child });
                 }
-                parents[child] = parents[child].saturating_add(1);
-                depths[child] = depths[i] + 1;
+                self.parents[child] = self.parents[child].saturating_add(1);
+                self.depths[child] = self.depths[i] + 1;
             }
         }
+        Ok(())
     }
-    Ok(depths.into_iter().max().unwrap_or(0) as usize)
+
+    /// The tree's depth, once every node passed.
+    fn depth(self) -> usize {
+        self.depths.into_iter().max().unwrap_or(0) as usize
+    }
 }
