@@ -309,3 +309,24 @@ fn the_cache_builds_once_then_loads_and_replaces_a_damaged_file() {
     );
     assert_eq!(fourth.tree.to_bytes(), first.tree.to_bytes());
 }
+
+/// The mesh hash is blake3 of the vertex and triangle counts (u64), the coordinates (f64) and
+/// the indices (u32), all little-endian, whatever way the library feeds them to the hasher.
+#[test]
+fn the_mesh_hash_is_the_documented_byte_stream() {
+    let (mesh, _) = small();
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(&(mesh.vertices().len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&(mesh.triangle_count() as u64).to_le_bytes());
+    for v in mesh.vertices() {
+        for x in [v.x, v.y, v.z] {
+            bytes.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    for t in mesh.triangles() {
+        for i in t {
+            bytes.extend_from_slice(&i.to_le_bytes());
+        }
+    }
+    assert_eq!(mesh_hash(&mesh).0, *blake3::hash(&bytes).as_bytes());
+}

@@ -735,8 +735,9 @@ impl BoundingVolume for Obb {
             .chain(&self.center)
             .chain(&self.half)
             .all(|x| x.is_finite());
+        // The dot products are symmetric: each pair once.
         let orthonormal = (0..3).all(|i| {
-            (0..3).all(|j| (a[i].dot(&a[j]) - if i == j { 1.0 } else { 0.0 }).abs() <= 1e-6)
+            (i..3).all(|j| (a[i].dot(&a[j]) - if i == j { 1.0 } else { 0.0 }).abs() <= 1e-6)
         });
         finite
             && orthonormal

@@ -69,30 +69,35 @@ impl std::fmt::Debug for MeshHash {
 
 /// [`MeshHash`] of `mesh`.
 pub fn mesh_hash(mesh: &TriMesh) -> MeshHash {
-    const CHUNK: usize = 1 << 16;
     let mut hasher = blake3::Hasher::new();
     hasher.update(&(mesh.vertices().len() as u64).to_le_bytes());
     hasher.update(&(mesh.triangle_count() as u64).to_le_bytes());
-    let mut buf = Vec::with_capacity(CHUNK + 32);
-    for v in mesh.vertices() {
-        for k in 0..3 {
-            buf.extend_from_slice(&v[k].to_le_bytes());
+    if cfg!(target_endian = "little") {
+        // The arrays' bytes are their little-endian encoding already.
+        hash_into(&mut hasher, bytemuck::cast_slice(mesh.vertices()));
+        hash_into(&mut hasher, bytemuck::cast_slice(mesh.triangles()));
+    } else {
+        const CHUNK: usize = 1 << 16;
+        let mut buf = Vec::with_capacity(CHUNK + 32);
+        let coordinates = mesh.vertices().iter().flat_map(|v| [v.x, v.y, v.z]);
+        let bytes = coordinates
+            .map(f64::to_le_bytes)
+            .flat_map(|b| b.into_iter())
+            .chain(
+                mesh.triangles()
+                    .iter()
+                    .flatten()
+                    .flat_map(|i| i.to_le_bytes()),
+            );
+        for byte in bytes {
+            buf.push(byte);
+            if buf.len() == CHUNK {
+                hasher.update(&buf);
+                buf.clear();
+            }
         }
-        if buf.len() >= CHUNK {
-            hasher.update(&buf);
-            buf.clear();
-        }
+        hasher.update(&buf);
     }
-    for t in mesh.triangles() {
-        for i in t {
-            buf.extend_from_slice(&i.to_le_bytes());
-        }
-        if buf.len() >= CHUNK {
-            hasher.update(&buf);
-            buf.clear();
-        }
-    }
-    hasher.update(&buf);
     MeshHash(*hasher.finalize().as_bytes())
 }
 
