@@ -77,26 +77,12 @@ pub fn mesh_hash(mesh: &TriMesh) -> MeshHash {
         hash_into(&mut hasher, bytemuck::cast_slice(mesh.vertices()));
         hash_into(&mut hasher, bytemuck::cast_slice(mesh.triangles()));
     } else {
-        const CHUNK: usize = 1 << 16;
-        let mut buf = Vec::with_capacity(CHUNK + 32);
         let coordinates = mesh.vertices().iter().flat_map(|v| [v.x, v.y, v.z]);
-        let bytes = coordinates
-            .map(f64::to_le_bytes)
-            .flat_map(|b| b.into_iter())
-            .chain(
-                mesh.triangles()
-                    .iter()
-                    .flatten()
-                    .flat_map(|i| i.to_le_bytes()),
-            );
-        for byte in bytes {
-            buf.push(byte);
-            if buf.len() == CHUNK {
-                hasher.update(&buf);
-                buf.clear();
-            }
-        }
-        hasher.update(&buf);
+        let indices = mesh.triangles().iter().flatten();
+        let bytes: Vec<u8> = (coordinates.flat_map(f64::to_le_bytes))
+            .chain(indices.flat_map(|i| i.to_le_bytes()))
+            .collect();
+        hasher.update(&bytes);
     }
     MeshHash(*hasher.finalize().as_bytes())
 }
@@ -268,7 +254,7 @@ const SIZES: TreeFileError = TreeFileError::Corrupted {
     what: "the header's sizes disagree with the file's length",
 };
 
-/// Bytes read or written at a time (and hashed at a time).
+/// Bytes written (and hashed) at a time when saving.
 const CHUNK: usize = 1 << 16;
 
 const HASH_FAILS: TreeFileError = TreeFileError::Corrupted {
@@ -432,23 +418,19 @@ fn read_tree<B: Persistent>(
         || {
             let mut hasher = blake3::Hasher::new();
             hash_into(&mut hasher, body);
-            let mut corners = Vec::with_capacity(leaf_ids.len());
-            copy_corners(&mesh, &leaf_ids, &mut corners);
-            (hasher, corners)
+            (hasher, leaf_corners(&mesh, &leaf_ids))
         },
         || {
-            let mut check = ShapeCheck::new(mesh.triangle_count(), count, &leaf_ids)?;
-            let mut nodes: Vec<Node<B>> = Vec::with_capacity(count);
             let items = volumes.chunks_exact(size).zip(links.chunks_exact(4));
-            nodes.extend(items.map(|(bv, link)| Node {
-                bv: decode(bv),
-                link: decode(link),
-                align: [],
-            }));
-            for (i, node) in nodes.iter().enumerate() {
-                check.node(i, node)?;
-            }
-            Ok::<_, BvhError>((nodes, check.depth()))
+            let nodes: Vec<Node<B>> = items
+                .map(|(bv, link)| Node {
+                    bv: decode(bv),
+                    link: decode(link),
+                    align: [],
+                })
+                .collect();
+            let depth = check_shape(mesh.triangle_count(), &nodes, &leaf_ids)?;
+            Ok::<_, BvhError>((nodes, depth))
         },
     );
     hashed(hash)?;
@@ -473,18 +455,20 @@ fn read_tree<B: Persistent>(
     Ok((info, Some(tree)))
 }
 
-/// Appends to `corners` the corners of the triangles `ids` (the file's leaves' triangles,
-/// before their checks: a triangle out of range gets the origin's corners, and the tree is
-/// refused by the shape checks).
-fn copy_corners(mesh: &TriMesh, ids: &[u32], corners: &mut Vec<[crate::math::Point; 3]>) {
+/// The corners of the triangles `ids` (the file's leaves' triangles, before their checks: a
+/// triangle out of range gets the origin's corners, and the tree is refused by the shape
+/// checks).
+fn leaf_corners(mesh: &TriMesh, ids: &[u32]) -> Vec<[crate::math::Point; 3]> {
     let n = mesh.triangle_count();
-    corners.extend(ids.iter().map(|&t| {
-        if (t as usize) < n {
-            mesh.triangle(t as usize)
-        } else {
-            [crate::math::Point::origin(); 3]
-        }
-    }));
+    ids.iter()
+        .map(|&t| {
+            if (t as usize) < n {
+                mesh.triangle(t as usize)
+            } else {
+                [crate::math::Point::origin(); 3]
+            }
+        })
+        .collect()
 }
 
 /// The kind and mesh checks of a sound file whose tree was not read (`read_tree`).
@@ -725,48 +709,31 @@ impl<B: Persistent> Bvh<B> {
     }
 }
 
-/// The shape checks of a loaded tree (the module's list), node by node in the array's order
-/// ([`ShapeCheck::node`]).
-struct ShapeCheck<'a> {
-    leaf_ids: &'a [u32],
-    /// How many parents name each node as a child (saturating).
-    parents: Vec<u8>,
-    depths: Vec<u32>,
-    seen: Vec<bool>,
-    /// Leaf slots met so far.
-    slots: usize,
-}
-
-impl<'a> ShapeCheck<'a> {
-    /// The checks of a tree of `nodes` nodes over a mesh of `n` triangles, with its leaves'
-    /// triangles `leaf_ids`: the counts now, the nodes as they come.
-    fn new(n: usize, nodes: usize, leaf_ids: &'a [u32]) -> Result<Self, BvhError> {
-        if nodes != 2 * n - 1 {
-            return Err(BvhError::NodeCount {
-                nodes,
-                triangles: n,
-            });
-        }
-        if leaf_ids.len() != n {
-            return Err(BvhError::LeafCount {
-                slots: leaf_ids.len(),
-                triangles: n,
-            });
-        }
-        Ok(ShapeCheck {
-            leaf_ids,
-            parents: vec![0u8; nodes],
-            depths: vec![0u32; nodes],
-            seen: vec![false; n],
-            slots: 0,
-        })
+/// The shape checks of a loaded tree (the module's list) over a mesh of `n` triangles;
+/// returns its depth.
+fn check_shape<B: BoundingVolume>(
+    n: usize,
+    nodes: &[Node<B>],
+    leaf_ids: &[u32],
+) -> Result<usize, BvhError> {
+    if nodes.len() != 2 * n - 1 {
+        return Err(BvhError::NodeCount {
+            nodes: nodes.len(),
+            triangles: n,
+        });
     }
-
-    /// Checks node `i` (every node before it checked already).
-    fn node<B: BoundingVolume>(&mut self, i: usize, node: &Node<B>) -> Result<(), BvhError> {
-        let total = self.parents.len();
-        let n = self.seen.len();
-        if i > 0 && self.parents[i] != 1 {
+    if leaf_ids.len() != n {
+        return Err(BvhError::LeafCount {
+            slots: leaf_ids.len(),
+            triangles: n,
+        });
+    }
+    let mut parents = vec![0u8; nodes.len()];
+    let mut depths = vec![0u32; nodes.len()];
+    let mut seen = vec![false; n];
+    let mut slots = 0usize;
+    for (i, node) in nodes.iter().enumerate() {
+        if i > 0 && parents[i] != 1 {
             return Err(BvhError::BadShape {
                 node: i,
                 slot: usize::MAX,
@@ -777,12 +744,12 @@ impl<'a> ShapeCheck<'a> {
         }
         if node.link & LEAF != 0 {
             let slot = (node.link & !LEAF) as usize;
-            if slot != self.slots {
+            if slot != slots {
                 return Err(BvhError::BadShape { node: i, slot });
             }
-            self.slots += 1;
-            let t = self.leaf_ids[slot] as usize;
-            if t >= n || std::mem::replace(&mut self.seen[t], true) {
+            slots += 1;
+            let t = leaf_ids[slot] as usize;
+            if t >= n || std::mem::replace(&mut seen[t], true) {
                 return Err(BvhError::BadLeaves {
                     triangle: t,
                     count: if t >= n { 0 } else { 2 },
@@ -791,18 +758,13 @@ impl<'a> ShapeCheck<'a> {
         } else {
             let c = node.link as usize;
             for child in [c, c + 1] {
-                if child <= i || child >= total {
+                if child <= i || child >= nodes.len() {
                     return Err(BvhError::BadChild { node: i, child });
                 }
-                self.parents[child] = self.parents[child].saturating_add(1);
-                self.depths[child] = self.depths[i] + 1;
+                parents[child] = parents[child].saturating_add(1);
+                depths[child] = depths[i] + 1;
             }
         }
-        Ok(())
     }
-
-    /// The tree's depth, once every node passed.
-    fn depth(self) -> usize {
-        self.depths.into_iter().max().unwrap_or(0) as usize
-    }
+    Ok(depths.into_iter().max().unwrap_or(0) as usize)
 }
